@@ -1,0 +1,46 @@
+# The README's two commands: `make book` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+JB     := $(BIN)/jupyter-book
+NBVAL  := --nbval-lax --nbval-current-env --nbval-cell-timeout=600 -p no:cacheprovider
+
+.PHONY: book test unit notebooks build-strict lint paper bench clean venv
+
+venv: $(STAMP)
+
+# (Re)create the virtual environment when it is missing or requirements/pyproject changed.
+$(STAMP): requirements.txt pyproject.toml
+	@if [ ! -x $(BIN)/python ]; then $(PYTHON) -m venv $(VENV); fi
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	@touch $(STAMP)
+
+## Build the HTML book, executing every chapter (warnings are errors).
+book: $(STAMP)
+	$(JB) build . -W -n --keep-going
+
+## Everything CI checks: lint, unit tests with coverage, nbval over every chapter, strict build.
+test: lint unit notebooks build-strict
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+unit: $(STAMP)
+	$(BIN)/python -m pytest tests -q -p no:cacheprovider --cov=helpers \
+	  --cov-report=term-missing:skip-covered --cov-fail-under=90
+
+notebooks: $(STAMP)
+	$(BIN)/python -m pytest chapters -v $(NBVAL) -o addopts="" -W ignore::DeprecationWarning
+
+build-strict: $(STAMP)
+	rm -rf _build/html
+	$(JB) build . -W -n --keep-going
+
+## The paper's scale (d = 512, 50 runs per point) for every chapter.
+paper: $(STAMP)
+	BOOK_SCALE=paper $(JB) build . -W -n --keep-going --path-output _build/paper
+
+clean:
+	rm -rf _build .pytest_cache .coverage

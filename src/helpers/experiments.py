@@ -1,0 +1,137 @@
+"""Seeded sweeps over a parameter grid, returning tidy tables.
+
+A sweep calls ``run(seed=..., **point)`` for every point of a grid and every replicate, then
+averages over replicates: each metric gets its mean, its standard error over runs
+(``std(ddof=1) / sqrt(runs)``) and the number of runs.  Seeds are derived with
+``numpy.random.SeedSequence(seed, spawn_key=...)``, so every (point, replicate) has its own
+independent stream and the table does not depend on the order or the number of workers.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .config import scale as active_scale
+
+__all__ = ["grid_points", "sweep", "summarise"]
+
+
+def grid_points(grid: Mapping[str, Sequence]) -> list[dict]:
+    """All combinations of a grid ``{name: values}`` as a list of dicts (last key fastest)."""
+    if not isinstance(grid, Mapping) or not grid:
+        raise ValueError(f"grid must be a non-empty mapping name -> values; got {grid!r}")
+    names = list(grid)
+    values = []
+    for k in names:
+        v = grid[k]
+        v = [v] if np.ndim(v) == 0 and not isinstance(v, list | tuple) else list(v)
+        if not v:
+            raise ValueError(f"grid[{k!r}] must hold at least one value")
+        values.append(v)
+    return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*values)]
+
+
+def _seed_for(seed: int, key: tuple) -> np.random.SeedSequence:
+    return np.random.SeedSequence(seed, spawn_key=key)
+
+
+def _records(out, point: dict, replicate: int) -> list[dict]:
+    rows = out if isinstance(out, list) else [out]
+    records = []
+    for row in rows:
+        if not isinstance(row, Mapping):
+            raise ValueError(f"run must return a dict or a list of dicts; got {type(row).__name__}")
+        records.append({**point, **row, "run": replicate})
+    return records
+
+
+def summarise(raw: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
+    """Average a table of runs: ``<metric>`` (mean), ``<metric>_se`` and ``runs`` per group.
+
+    Groups are formed by every column of ``raw`` that is neither a metric nor ``run``.
+    """
+    keys = [c for c in raw.columns if c not in metrics and c != "run"]
+    g = raw.groupby(keys, sort=False, dropna=False) if keys else raw.groupby(lambda _: 0)
+    mean = g[list(metrics)].mean()
+    std = g[list(metrics)].std(ddof=1)
+    count = g["run"].nunique()
+    out = mean.copy()
+    for m in metrics:
+        out[f"{m}_se"] = std[m] / np.sqrt(count)
+    out["runs"] = count
+    return out.reset_index(drop=not keys)
+
+
+def sweep(run: Callable, grid: Mapping[str, Sequence], *, runs: int | None = None,
+          seed: int = 0, by: Sequence[str] = (), paired: Sequence[str] = (),
+          n_jobs: int | None = None, return_raw: bool = False):
+    """Run ``run(seed=SeedSequence, **point)`` over a grid and average over replicates.
+
+    Parameters
+    ----------
+    run : callable
+        Returns a dict of scalar metrics (and optionally extra keys such as ``lam``), or a
+        list of such dicts (for example one per penalty).  Every returned key that is not
+        named in ``by`` is a metric and is averaged.
+    grid : mapping
+        ``{parameter: values}``; every combination is run.
+    runs : int, optional
+        Replicates per point; default ``helpers.scale().runs``.
+    seed : int
+        Base seed of the whole sweep.
+    by : sequence of str
+        Keys returned by ``run`` that label rows rather than measure them (e.g. ``"lam"``).
+    paired : sequence of str
+        Grid keys whose values share seeds (common random numbers): for example
+        ``paired=("eta",)`` runs every learning rate on the same data and initialisation.
+    n_jobs : int, optional
+        Worker processes (joblib); default ``helpers.scale().n_jobs``.  1 runs in-process.
+    return_raw : bool
+        Also return the table of individual runs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per point (and extra key), metric means, ``<metric>_se`` and ``runs``.
+    """
+    cfg = active_scale()
+    runs = cfg.runs if runs is None else runs
+    n_jobs = cfg.n_jobs if n_jobs is None else n_jobs
+    if isinstance(runs, bool) or not isinstance(runs, int | np.integer) or runs < 1:
+        raise ValueError(f"runs must be a positive integer; got {runs!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+    unknown = set(paired) - set(grid)
+    if unknown:
+        raise ValueError(f"paired names keys that are not in the grid: {sorted(unknown)}")
+    points = grid_points(grid)
+    seed_keys = [k for k in grid if k not in paired]
+    index = {}
+    tasks = []
+    for point in points:
+        sub = tuple(repr(point[k]) for k in seed_keys)
+        pid = index.setdefault(sub, len(index))
+        for r in range(runs):
+            tasks.append((point, r, _seed_for(seed, (pid, r))))
+
+    def one(task):
+        point, r, ss = task
+        return _records(run(seed=ss, **point), point, r)
+
+    if n_jobs == 1:
+        chunks = [one(t) for t in tasks]
+    else:
+        from joblib import Parallel, delayed
+
+        chunks = Parallel(n_jobs=n_jobs)(delayed(one)(t) for t in tasks)
+    raw = pd.DataFrame([rec for chunk in chunks for rec in chunk])
+    missing = [k for k in by if k not in raw.columns]
+    if missing:
+        raise ValueError(f"by names keys that run did not return: {missing}")
+    metrics = [c for c in raw.columns if c not in grid and c not in by and c != "run"]
+    table = summarise(raw[[*grid, *by, *metrics, "run"]], metrics)
+    return (table, raw) if return_raw else table

@@ -1,0 +1,222 @@
+r"""The two-layer student, the single-index teacher and the first gradient step.
+
+Notation follows Ba et al. (2022, §2): inputs :math:`x \sim N(0, I_d)`, labels
+:math:`y = \sigma_*(\langle x, \beta_*\rangle) + \varepsilon`, student
+:math:`f(x) = N^{-1/2} a^\top \sigma(W^\top x)` with :math:`W \in \mathbb{R}^{d\times N}`.
+The first-layer step is :math:`W_1 = W_0 + \eta\sqrt{N}\,G_0` with the negative gradient
+:math:`G_0` of eq. (2.1), evaluated at :math:`W_0`.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+
+from .activations import Activation, get_activation
+
+__all__ = [
+    "as_student",
+    "as_teacher",
+    "check_positive",
+    "check_nonnegative",
+    "check_rng",
+    "problem_sizes",
+    "sample_teacher",
+    "sample_data",
+    "init_student",
+    "student_output",
+    "empirical_loss",
+    "first_step_gradient",
+    "one_step",
+    "features",
+]
+
+
+# --------------------------------------------------------------------------- validation
+def check_positive(name: str, value, *, integer: bool = False):
+    """Return ``value`` if it is a finite number > 0, else raise ``ValueError`` naming it."""
+    ok_type = Integral if integer else Real
+    if isinstance(value, bool) or not isinstance(value, ok_type) or not math.isfinite(value) \
+            or value <= 0:
+        kind = "a positive integer" if integer else "a finite number > 0"
+        raise ValueError(f"{name} must be {kind}; got {value!r}")
+    return value
+
+
+def check_nonnegative(name: str, value):
+    """Return ``value`` if it is a finite number >= 0, else raise ``ValueError`` naming it."""
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) \
+            or value < 0:
+        raise ValueError(f"{name} must be a finite number >= 0; got {value!r}")
+    return value
+
+
+def check_rng(rng) -> np.random.Generator:
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(
+            f"rng must be a numpy.random.Generator (np.random.default_rng(seed)); "
+            f"got {type(rng).__name__}"
+        )
+    return rng
+
+
+def _check_matrix(name, A, ndim, shape=None):
+    A = np.asarray(A, dtype=float)
+    if A.ndim != ndim:
+        raise ValueError(f"{name} must be a {ndim}-d array; got shape {A.shape}")
+    if shape is not None:
+        for axis, expected in enumerate(shape):
+            if expected is not None and A.shape[axis] != expected:
+                raise ValueError(
+                    f"{name} has shape {A.shape}; expected {tuple(shape)} (None = any)"
+                )
+    return A
+
+
+def as_student(spec) -> Activation:
+    """The student activation for a name or callable (not centred)."""
+    return get_activation(spec)
+
+
+def as_teacher(spec) -> Activation:
+    r"""The teacher link for a name or callable, centred so that :math:`\mu_0^* = 0`."""
+    return get_activation(spec, center=True)
+
+
+def problem_sizes(d, psi1, psi2) -> tuple[int, int, int]:
+    """Return ``(d, n, N)`` with ``n = round(psi1 d)``, ``N = round(psi2 d)``.
+
+    Raises ``ValueError`` unless ``d`` is a positive integer and the ratios are > 0.
+    """
+    check_positive("d", d, integer=True)
+    check_positive("psi1", psi1)
+    check_positive("psi2", psi2)
+    n, N = max(1, round(psi1 * d)), max(1, round(psi2 * d))
+    return int(d), int(n), int(N)
+
+
+# --------------------------------------------------------------------------- sampling
+def sample_teacher(d: int, *, rng: np.random.Generator) -> np.ndarray:
+    r"""Draw :math:`\beta_*` uniformly on the unit sphere of :math:`\mathbb{R}^d`."""
+    check_positive("d", d, integer=True)
+    beta = check_rng(rng).standard_normal(d)
+    return beta / np.linalg.norm(beta)
+
+
+def sample_data(n: int, beta: np.ndarray, teacher, *, noise: float = 0.0,
+                rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    r"""Draw ``n`` inputs :math:`x \sim N(0, I_d)` and labels :math:`\sigma_*(x^\top\beta_*) + \varepsilon`.
+
+    Parameters
+    ----------
+    n : int
+        Number of samples.
+    beta : ndarray of shape (d,)
+        Teacher direction (unit norm).
+    teacher : str, callable or Activation
+        Teacher link; names and callables are centred.
+    noise : float
+        Standard deviation :math:`\sigma_\varepsilon` of the Gaussian label noise.
+
+    Returns
+    -------
+    X : ndarray of shape (n, d)
+    y : ndarray of shape (n,)
+    """
+    check_positive("n", n, integer=True)
+    check_nonnegative("noise", noise)
+    beta = _check_matrix("beta", beta, 1)
+    teacher = as_teacher(teacher)
+    rng = check_rng(rng)
+    X = rng.standard_normal((n, beta.shape[0]))
+    y = teacher(X @ beta)
+    if noise > 0:
+        y = y + noise * rng.standard_normal(n)
+    return X, y
+
+
+def init_student(d: int, width: int, *, rng: np.random.Generator):
+    r"""Initialise the student as in Assumption 1.
+
+    Returns
+    -------
+    W0 : ndarray of shape (d, width)
+        Entries i.i.d. :math:`N(0, 1/d)`.
+    a : ndarray of shape (width,)
+        Entries i.i.d. :math:`N(0, 1/N)`.
+    """
+    check_positive("d", d, integer=True)
+    check_positive("width", width, integer=True)
+    rng = check_rng(rng)
+    W0 = rng.standard_normal((d, width)) / math.sqrt(d)
+    a = rng.standard_normal(width) / math.sqrt(width)
+    return W0, a
+
+
+# --------------------------------------------------------------------------- the network
+def _check_network(X, W, a):
+    X = _check_matrix("X", X, 2)
+    W = _check_matrix("W", W, 2, (X.shape[1], None))
+    a = _check_matrix("a", a, 1, (W.shape[1],))
+    return X, W, a
+
+
+def student_output(X, W, a, student) -> np.ndarray:
+    r""":math:`f(x_i) = N^{-1/2} a^\top\sigma(W^\top x_i)` for each row of ``X``; shape (n,)."""
+    X, W, a = _check_network(X, W, a)
+    return as_student(student)(X @ W) @ a / math.sqrt(W.shape[1])
+
+
+def empirical_loss(X, y, W, a, student) -> float:
+    r""":math:`L = \frac{1}{n}\sum_i \frac12 (f(x_i) - y_i)^2`."""
+    r = student_output(X, W, a, student) - np.asarray(y, dtype=float)
+    return 0.5 * float(np.mean(r * r))
+
+
+def first_step_gradient(X, y, W, a, student) -> np.ndarray:
+    r"""The negative gradient :math:`G_0 = -\nabla_W L` of eq. (2.1), evaluated at ``W``.
+
+    .. math::
+
+        G_0 = \frac1n X^\top\Big[\Big(\frac{1}{\sqrt N}\big(y - \tfrac{1}{\sqrt N}
+        \sigma(XW)a\big)a^\top\Big)\odot\sigma'(XW)\Big].
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    y : ndarray of shape (n,)
+    W : ndarray of shape (d, N)
+    a : ndarray of shape (N,)
+    student : str, callable or Activation
+
+    Returns
+    -------
+    G0 : ndarray of shape (d, N)
+    """
+    X, W, a = _check_network(X, W, a)
+    y = _check_matrix("y", y, 1, (X.shape[0],))
+    student = as_student(student)
+    n, N = X.shape[0], W.shape[1]
+    pre = X @ W
+    residual = (y - student(pre) @ a / math.sqrt(N)) / math.sqrt(N)  # (n,)
+    M = student.derivative(pre)
+    M *= residual[:, None]
+    M *= a[None, :]
+    return X.T @ M / n
+
+
+def one_step(W0, G0, eta: float) -> np.ndarray:
+    r""":math:`W_1 = W_0 + \eta\sqrt{N}\,G_0` (a new array; inputs are not modified)."""
+    W0 = _check_matrix("W0", W0, 2)
+    G0 = _check_matrix("G0", G0, 2, W0.shape)
+    check_nonnegative("eta", eta)
+    return W0 + (eta * math.sqrt(W0.shape[1])) * G0
+
+
+def features(X, W, student) -> np.ndarray:
+    r"""Unnormalised features :math:`\sigma(XW)`, shape (n, N)."""
+    X = _check_matrix("X", X, 2)
+    W = _check_matrix("W", W, 2, (X.shape[1], None))
+    return as_student(student)(X @ W)

@@ -1,0 +1,47 @@
+"""One shared figure style and the few drawing helpers the chapters repeat.
+
+Helpers draw on a given ``ax`` and return it; they never create figures or call ``show``.
+Visual grammar: simulation = markers with error bars (semi-transparent), theory = solid line
+(black unless a colour is given), bounds = dashed grey line.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+
+import numpy as np
+
+__all__ = ["STYLE_PATH", "use_book_style", "plot_simulation", "plot_theory", "plot_bound"]
+
+STYLE_PATH = str(resources.files("helpers") / "book.mplstyle")
+
+
+def use_book_style() -> None:
+    """Apply the book's matplotlib style (call once, in a chapter's imports cell)."""
+    import matplotlib.pyplot as plt
+
+    plt.style.use(STYLE_PATH)
+
+
+def plot_simulation(ax, x, mean, se=None, *, label=None, color=None, marker="o", **kwargs):
+    """Simulation means as markers with +-1 standard-error bars."""
+    x, mean = np.asarray(x, dtype=float), np.asarray(mean, dtype=float)
+    if x.shape != mean.shape:
+        raise ValueError(f"x and mean must have the same shape; got {x.shape} and {mean.shape}")
+    yerr = None if se is None else np.asarray(se, dtype=float)
+    ax.errorbar(x, mean, yerr=yerr, fmt=marker, linestyle="none", label=label, color=color,
+                alpha=kwargs.pop("alpha", 0.85), **kwargs)
+    return ax
+
+
+def plot_theory(ax, x, y, *, label=None, color="k", **kwargs):
+    """Theory as a solid line (black by default)."""
+    ax.plot(x, y, "-", color=color, lw=kwargs.pop("lw", 2), label=label, **kwargs)
+    return ax
+
+
+def plot_bound(ax, value, *, label=None, **kwargs):
+    """A horizontal dashed line, e.g. the kernel lower bound ``mu2*^2``."""
+    ax.axhline(value, linestyle="--", color=kwargs.pop("color", "0.35"), lw=1.5, label=label,
+               **kwargs)
+    return ax

@@ -1,0 +1,108 @@
+r"""One full run of the paper's two-stage procedure (§2.1), from a seed to a risk.
+
+teacher -> data (X, y) -> student at init (W0, a) -> gradient G0 -> W1 = W0 + eta sqrt(N) G0
+-> features sigma(X~ W1) on fresh data -> ridge for every lambda -> prediction risk.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .model import (
+    as_student,
+    as_teacher,
+    check_nonnegative,
+    check_positive,
+    features,
+    first_step_gradient,
+    init_student,
+    one_step,
+    problem_sizes,
+    sample_data,
+    sample_teacher,
+)
+from .ridge import check_lambdas, prediction_risk, ridge_path
+
+__all__ = ["OneStepResult", "simulate_one_step", "default_n_test"]
+
+
+def default_n_test(n: int) -> int:
+    """Number of fresh test points used when none is given: ``max(2048, n)``."""
+    return max(2048, int(n))
+
+
+@dataclass
+class OneStepResult:
+    """What one run of :func:`simulate_one_step` produced.
+
+    ``risk`` and ``risk_se`` are floats when ``lam`` was a number and arrays of shape (L,)
+    when it was a sequence; ``risk_se`` is the Monte-Carlo standard error over test points.
+    """
+
+    risk: float | np.ndarray
+    risk_se: float | np.ndarray
+    lambdas: np.ndarray
+    d: int
+    n: int
+    N: int
+    eta: float
+    W0: np.ndarray = field(repr=False)
+    W1: np.ndarray = field(repr=False)
+    a: np.ndarray = field(repr=False)
+    beta: np.ndarray = field(repr=False)
+    G0: np.ndarray = field(repr=False)
+    B: np.ndarray = field(repr=False)
+
+
+def simulate_one_step(student, teacher, *, d, psi1, psi2, lam, eta, noise=0.0, seed=0,
+                      n_test=None) -> OneStepResult:
+    r"""Run the two-stage procedure once and return the empirical prediction risk.
+
+    Parameters
+    ----------
+    student, teacher : str, callable or Activation
+        Activation :math:`\sigma` and teacher link :math:`\sigma_*` (the teacher is centred).
+    d : int
+        Input dimension; ``n = round(psi1 d)`` samples per stage, ``N = round(psi2 d)`` neurons.
+    psi1, psi2 : float
+        Ratios n/d and N/d, both > 0.
+    lam : float or sequence of float
+        Ridge penalties (> 0) in the paper's scaling (see :mod:`helpers.ridge`).
+    eta : float
+        Learning rate of the single step, >= 0 (``eta = 0`` gives random features).
+    noise : float
+        Label-noise standard deviation :math:`\sigma_\varepsilon`.
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+        Source of every random draw.  The teacher, the initialisation, the two data sets and
+        the test points come from independent child streams, so runs that differ only in
+        ``eta`` or ``lam`` share the same data (common random numbers).
+    n_test : int, optional
+        Fresh test points for the risk; default :func:`default_n_test`.
+
+    Returns
+    -------
+    OneStepResult
+    """
+    d, n, N = problem_sizes(d, psi1, psi2)
+    check_nonnegative("eta", eta)
+    check_nonnegative("noise", noise)
+    lambdas = check_lambdas(lam)
+    n_test = default_n_test(n) if n_test is None else check_positive("n_test", n_test,
+                                                                     integer=True)
+    student, teacher = as_student(student), as_teacher(teacher)
+    rng_beta, rng_init, rng_step, rng_ridge, rng_test = np.random.default_rng(seed).spawn(5)
+
+    beta = sample_teacher(d, rng=rng_beta)
+    W0, a = init_student(d, N, rng=rng_init)
+    X, y = sample_data(n, beta, teacher, noise=noise, rng=rng_step)
+    G0 = first_step_gradient(X, y, W0, a, student)
+    W1 = one_step(W0, G0, eta)
+    Xr, yr = sample_data(n, beta, teacher, noise=noise, rng=rng_ridge)
+    B = ridge_path(features(Xr, W1, student), yr, lambdas)
+    risk, se = prediction_risk(W1, B, student, teacher, beta, n_test=n_test, rng=rng_test)
+    if np.ndim(lam) == 0:
+        risk, se = float(risk[0]), float(se[0])
+    return OneStepResult(risk=risk, risk_se=se, lambdas=lambdas, d=d, n=n, N=N,
+                         eta=float(eta), W0=W0, W1=W1, a=a, beta=beta, G0=G0, B=B)

@@ -1,0 +1,3 @@
+"""Placeholder: filled by the chapter that needs it."""
+
+__all__: list[str] = []
