@@ -107,7 +107,8 @@ def sample_teacher(d: int, *, rng: np.random.Generator) -> np.ndarray:
 
 def sample_data(n: int, beta: np.ndarray, teacher, *, noise: float = 0.0,
                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    r"""Draw ``n`` inputs :math:`x \sim N(0, I_d)` and labels :math:`\sigma_*(x^\top\beta_*) + \varepsilon`.
+    r"""Draw ``n`` inputs :math:`x \sim N(0, I_d)` and labels
+    :math:`y = \sigma_*(x^\top\beta_*) + \varepsilon`.
 
     Parameters
     ----------

@@ -73,7 +73,8 @@ def ridge_path(F, y, lambdas) -> np.ndarray:
 
 def prediction_risk(W, B, student, teacher, beta, *, n_test: int, rng: np.random.Generator,
                     chunk: int = 4096):
-    r"""Monte-Carlo prediction risk :math:`E_x(\sigma(W^\top x)^\top b - \sigma_*(x^\top\beta_*))^2`.
+    r"""Monte-Carlo prediction risk
+    :math:`E_x(\sigma(W^\top x)^\top b - \sigma_*(x^\top\beta_*))^2`.
 
     Label noise is excluded, as in the paper.  Test inputs are drawn in chunks of at most
     ``chunk`` rows, so memory stays at ``chunk * N`` numbers whatever ``n_test`` is.

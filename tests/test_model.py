@@ -1,0 +1,146 @@
+"""Sampling, initialisation and the first gradient step (eq. 2.1)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from helpers.model import (
+    as_teacher,
+    empirical_loss,
+    features,
+    first_step_gradient,
+    init_student,
+    one_step,
+    problem_sizes,
+    sample_data,
+    sample_teacher,
+    student_output,
+)
+
+
+def _small_problem(rng, student="tanh", d=7, n=11, N=5):
+    beta = sample_teacher(d, rng=rng)
+    X, y = sample_data(n, beta, "softplus", noise=0.1, rng=rng)
+    W0, a = init_student(d, N, rng=rng)
+    return X, y, W0, a
+
+
+def test_problem_sizes_round():
+    assert problem_sizes(100, 2.5, 0.5) == (100, 250, 50)
+
+
+def test_teacher_is_unit_norm(rng):
+    assert np.linalg.norm(sample_teacher(50, rng=rng)) == pytest.approx(1.0)
+
+
+def test_labels_follow_centred_teacher(rng):
+    beta = sample_teacher(4, rng=rng)
+    X, y = sample_data(6, beta, "relu", noise=0.0, rng=rng)
+    np.testing.assert_allclose(y, np.maximum(X @ beta, 0) - 1 / math.sqrt(2 * math.pi))
+
+
+def test_initialisation_scalings():
+    rng = np.random.default_rng(1)
+    W0, a = init_student(400, 300, rng=rng)
+    # Var[W] = 1/d, Var[a] = 1/N; 5 standard errors of a variance estimate of m samples
+    # is 5 * sqrt(2/m) in relative terms.
+    assert W0.var() * 400 == pytest.approx(1.0, abs=5 * math.sqrt(2 / W0.size))
+    assert a.var() * 300 == pytest.approx(1.0, abs=5 * math.sqrt(2 / a.size))
+
+
+@pytest.mark.parametrize("student", ["tanh", "relu", "softplus", "erf"])
+def test_gradient_matches_finite_differences(student):
+    rng = np.random.default_rng(3)
+    X, y, W0, a = _small_problem(rng, student)
+    G = first_step_gradient(X, y, W0, a, student)
+    eps = 1e-6
+    fd = np.zeros_like(W0)
+    for i in range(W0.shape[0]):
+        for j in range(W0.shape[1]):
+            E = np.zeros_like(W0)
+            E[i, j] = eps
+            fd[i, j] = -(empirical_loss(X, y, W0 + E, a, student)
+                         - empirical_loss(X, y, W0 - E, a, student)) / (2 * eps)
+    np.testing.assert_allclose(G, fd, rtol=1e-5, atol=1e-9)
+
+
+def test_gradient_worked_example_linear_student():
+    # Linear student: f(x) = a^T W^T x / sqrt(N), so G0 = X^T (y - f) a^T / (n sqrt N).
+    X = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+    y = np.array([1.0, -1.0, 0.5])
+    W = np.array([[0.5, -0.5], [0.0, 1.0]])
+    a = np.array([1.0, 2.0])
+    f = X @ W @ a / math.sqrt(2)
+    expected = X.T @ np.outer(y - f, a) / (3 * math.sqrt(2))
+    np.testing.assert_allclose(first_step_gradient(X, y, W, a, "linear"), expected)
+
+
+def test_update_is_linear_in_eta_and_does_not_mutate(rng):
+    X, y, W0, a = _small_problem(rng)
+    W0_copy = W0.copy()
+    G = first_step_gradient(X, y, W0, a, "tanh")
+    W1 = one_step(W0, G, 1.0)
+    W3 = one_step(W0, G, 3.0)
+    np.testing.assert_allclose(W3 - W0, 3 * (W1 - W0))
+    np.testing.assert_allclose(W1 - W0, math.sqrt(W0.shape[1]) * G)
+    np.testing.assert_array_equal(W0, W0_copy)
+    np.testing.assert_array_equal(one_step(W0, G, 0.0), W0)
+
+
+def test_features_and_output(rng):
+    X, y, W0, a = _small_problem(rng)
+    F = features(X, W0, "tanh")
+    np.testing.assert_allclose(F, np.tanh(X @ W0))
+    np.testing.assert_allclose(student_output(X, W0, a, "tanh"), F @ a / math.sqrt(5))
+
+
+def test_same_seed_same_arrays():
+    def draw(seed):
+        rng = np.random.default_rng(seed)
+        beta = sample_teacher(9, rng=rng)
+        X, y = sample_data(13, beta, "tanh", noise=0.3, rng=rng)
+        W, a = init_student(9, 4, rng=rng)
+        return beta, X, y, W, a
+
+    for u, v in zip(draw(5), draw(5), strict=True):
+        np.testing.assert_array_equal(u, v)
+    assert not np.array_equal(draw(5)[1], draw(6)[1])
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda r: problem_sizes(0, 1, 1), "d must be a positive integer"),
+        (lambda r: problem_sizes(10.5, 1, 1), "d must be a positive integer"),
+        (lambda r: problem_sizes(True, 1, 1), "d must be a positive integer"),
+        (lambda r: problem_sizes(10, -1, 1), "psi1 must be a finite number > 0"),
+        (lambda r: problem_sizes(10, 1, 0), "psi2 must be a finite number > 0"),
+        (lambda r: problem_sizes(10, float("nan"), 1), "psi1 must be"),
+        (lambda r: sample_teacher(-3, rng=r), "d must be a positive integer"),
+        (lambda r: sample_teacher(3, rng=1), "rng must be a numpy.random.Generator"),
+        (lambda r: sample_data(0, np.ones(3), "tanh", rng=r), "n must be a positive integer"),
+        (lambda r: sample_data(5, np.ones(3), "tanh", noise=-1, rng=r), "noise must be"),
+        (lambda r: sample_data(5, np.ones((3, 1)), "tanh", rng=r), "beta must be a 1-d"),
+        (lambda r: sample_data(5, np.ones(3), "nope", rng=r), "activation must be one of"),
+        (lambda r: init_student(3, 0, rng=r), "width must be a positive integer"),
+        (lambda r: first_step_gradient(np.ones((4, 3)), np.ones(4), np.ones((2, 5)),
+                                       np.ones(5), "tanh"), r"W has shape \(2, 5\)"),
+        (lambda r: first_step_gradient(np.ones((4, 3)), np.ones(4), np.ones((3, 5)),
+                                       np.ones(4), "tanh"), r"a has shape \(4,\)"),
+        (lambda r: first_step_gradient(np.ones((4, 3)), np.ones(5), np.ones((3, 5)),
+                                       np.ones(5), "tanh"), r"y has shape \(5,\)"),
+        (lambda r: first_step_gradient(np.ones(4), np.ones(4), np.ones((3, 5)),
+                                       np.ones(5), "tanh"), "X must be a 2-d array"),
+        (lambda r: one_step(np.ones((3, 2)), np.ones((2, 3)), 1.0), r"G0 has shape"),
+        (lambda r: one_step(np.ones((3, 2)), np.ones((3, 2)), -1.0), "eta must be"),
+        (lambda r: features(np.ones((4, 3)), np.ones((2, 2)), "tanh"), "W has shape"),
+    ],
+)
+def test_validation_errors(rng, call, match):
+    with pytest.raises(ValueError, match=match):
+        call(rng)
+
+
+def test_as_teacher_centres():
+    assert as_teacher("softplus").mu0 == 0.0
