@@ -144,3 +144,17 @@ def test_validation_errors(rng, call, match):
 
 def test_as_teacher_centres():
     assert as_teacher("softplus").mu0 == 0.0
+
+
+def test_run_first_step_matches_simulate_one_step():
+    from helpers import simulate_one_step
+    from helpers.model import run_first_step
+
+    fs = run_first_step("tanh", "relu", d=30, psi1=2, psi2=1.5, eta=2.0, noise=0.1, seed=4)
+    r = simulate_one_step("tanh", "relu", d=30, psi1=2, psi2=1.5, lam=1e-2, eta=2.0,
+                          noise=0.1, seed=4, n_test=10)
+    np.testing.assert_array_equal(fs.W1, r.W1)
+    np.testing.assert_array_equal(fs.beta, r.beta)
+    assert fs.shape == (30, 60, 45) and fs.eta == 2.0
+    with pytest.raises(ValueError, match="eta must be"):
+        run_first_step("tanh", "relu", d=3, psi1=1, psi2=1, eta=-1.0)

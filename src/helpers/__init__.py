@@ -15,6 +15,7 @@ from .model import (
     first_step_gradient,
     init_student,
     one_step,
+    run_first_step,
     sample_data,
     sample_teacher,
 )
@@ -25,6 +26,6 @@ __all__ = [
     "ACTIVATION_NAMES", "Activation", "OneStepResult", "activations", "config",
     "experiments", "features", "first_step_gradient", "get_activation",
     "hermite_coefficients", "init_student", "model", "one_step", "plotting",
-    "prediction_risk", "ridge", "ridge_path", "sample_data", "sample_teacher", "scale",
+    "prediction_risk", "ridge", "ridge_path", "run_first_step", "sample_data", "sample_teacher", "scale",
     "simulate_one_step", "sweep", "theory", "training",
 ]

@@ -10,6 +10,7 @@ The first-layer step is :math:`W_1 = W_0 + \eta\sqrt{N}\,G_0` with the negative 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
@@ -31,6 +32,8 @@ __all__ = [
     "first_step_gradient",
     "one_step",
     "features",
+    "FirstStep",
+    "run_first_step",
 ]
 
 
@@ -221,3 +224,57 @@ def features(X, W, student) -> np.ndarray:
     X = _check_matrix("X", X, 2)
     W = _check_matrix("W", W, 2, (X.shape[1], None))
     return as_student(student)(X @ W)
+
+
+# --------------------------------------------------------------------------- one step, seeded
+@dataclass
+class FirstStep:
+    """The first stage of the procedure: data, initialisation, gradient and step.
+
+    Shapes: ``beta`` (d,), ``X`` (n, d), ``y`` (n,), ``W0``/``W1``/``G0`` (d, N), ``a`` (N,).
+    """
+
+    beta: np.ndarray = field(repr=False)
+    X: np.ndarray = field(repr=False)
+    y: np.ndarray = field(repr=False)
+    W0: np.ndarray = field(repr=False)
+    a: np.ndarray = field(repr=False)
+    G0: np.ndarray = field(repr=False)
+    W1: np.ndarray = field(repr=False)
+    eta: float = 0.0
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        """``(d, n, N)``."""
+        return self.W0.shape[0], self.X.shape[0], self.W0.shape[1]
+
+
+def run_first_step(student, teacher, *, d, psi1, psi2, eta, noise=0.0, seed=0) -> FirstStep:
+    r"""Draw the teacher, the step data and the student, and take the first step.
+
+    Uses the same random streams as :func:`helpers.simulate_one_step`, so for the same
+    ``seed`` the two return the same :math:`\beta_*, W_0, a, G_0, W_1`.
+
+    Parameters
+    ----------
+    student, teacher : str, callable or Activation
+    d : int
+    psi1, psi2 : float
+        ``n = round(psi1 d)`` samples, ``N = round(psi2 d)`` neurons.
+    eta : float
+        Learning rate (>= 0).
+    noise : float
+        Label-noise standard deviation.
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+    """
+    d, n, N = problem_sizes(d, psi1, psi2)
+    check_nonnegative("eta", eta)
+    check_nonnegative("noise", noise)
+    student, teacher = as_student(student), as_teacher(teacher)
+    rng_beta, rng_init, rng_step = np.random.default_rng(seed).spawn(5)[:3]
+    beta = sample_teacher(d, rng=rng_beta)
+    W0, a = init_student(d, N, rng=rng_init)
+    X, y = sample_data(n, beta, teacher, noise=noise, rng=rng_step)
+    G0 = first_step_gradient(X, y, W0, a, student)
+    return FirstStep(beta=beta, X=X, y=y, W0=W0, a=a, G0=G0, W1=one_step(W0, G0, eta),
+                     eta=float(eta))
