@@ -23,6 +23,10 @@ def test_style_and_helpers_draw_on_given_axes():
     assert plotting.plot_theory(ax, [1, 2], [0.1, 0.2], label="theory") is ax
     assert plotting.plot_bound(ax, 0.05, label="bound") is ax
     assert len(ax.lines) >= 2
+    assert plotting.log_axis(ax, [1, 2, 4]) is ax and ax.get_xscale() == "log"
+    assert plotting.log_axis(ax, [0.1, 1], axis="y").get_yscale() == "log"
+    with pytest.raises(ValueError, match="axis must be 'x' or 'y'"):
+        plotting.log_axis(ax, [1], axis="z")
     with pytest.raises(ValueError, match="x and mean must have the same shape"):
         plotting.plot_simulation(ax, [1, 2, 3], [0.1, 0.2])
     plt.close(fig)

@@ -26,6 +26,7 @@ __all__ = [
     "ACTIVATION_NAMES", "Activation", "OneStepResult", "activations", "config",
     "experiments", "features", "first_step_gradient", "get_activation",
     "hermite_coefficients", "init_student", "model", "one_step", "plotting",
-    "prediction_risk", "ridge", "ridge_path", "run_first_step", "sample_data", "sample_teacher", "scale",
+    "prediction_risk", "ridge", "ridge_path", "run_first_step", "sample_data",
+    "sample_teacher", "scale",
     "simulate_one_step", "sweep", "theory", "training",
 ]

@@ -11,7 +11,8 @@ from importlib import resources
 
 import numpy as np
 
-__all__ = ["STYLE_PATH", "use_book_style", "plot_simulation", "plot_theory", "plot_bound"]
+__all__ = ["STYLE_PATH", "use_book_style", "plot_simulation", "plot_theory", "plot_bound",
+           "log_axis"]
 
 STYLE_PATH = str(resources.files("helpers") / "book.mplstyle")
 
@@ -44,4 +45,20 @@ def plot_bound(ax, value, *, label=None, **kwargs):
     """A horizontal dashed line, e.g. the kernel lower bound ``mu2*^2``."""
     ax.axhline(value, linestyle="--", color=kwargs.pop("color", "0.35"), lw=1.5, label=label,
                **kwargs)
+    return ax
+
+
+def log_axis(ax, ticks, *, axis: str = "x"):
+    """Log scale on ``axis`` with plain-number labels at ``ticks`` (no minor labels)."""
+    from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
+
+    if axis not in ("x", "y"):
+        raise ValueError(f"axis must be 'x' or 'y'; got {axis!r}")
+    ticks = np.asarray(ticks, dtype=float)
+    (ax.set_xscale if axis == "x" else ax.set_yscale)("log")
+    target = ax.xaxis if axis == "x" else ax.yaxis
+    target.set_major_locator(FixedLocator(ticks))
+    target.set_minor_locator(NullLocator())
+    target.set_minor_formatter(NullFormatter())
+    (ax.set_xticklabels if axis == "x" else ax.set_yticklabels)([f"{t:g}" for t in ticks])
     return ax
