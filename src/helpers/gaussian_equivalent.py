@@ -1,0 +1,320 @@
+r"""The Gaussian-equivalent model of the trained features and its ridge risk.
+
+Gaussian equivalence (Ba et al. 2022, Theorem 3) replaces the features :math:`\sigma(W_1^\top x)`
+of an odd activation by
+
+.. math::
+
+    \varphi_{GE}(x) = \mu_1 W_1^\top x + \mu_2 z, \qquad z \sim N(0, I_N) \text{ independent of } x,
+
+(unnormalised, as everywhere in this package).  The teacher
+:math:`f_*(x) = \sigma_*(\langle\beta_*, x\rangle)` splits into its linear part
+:math:`\mu_1^*\langle\beta_*, x\rangle` and a nonlinear part of variance :math:`\mu_2^{*2}` that is
+uncorrelated with :math:`\varphi_{GE}`.  Ridge on :math:`\varphi_{GE}` is therefore ridge
+regression with Gaussian covariates of covariance and cross-covariance
+
+.. math::
+
+    \Sigma = \mu_1^2 W_1^\top W_1 + \mu_2^2 I_N, \qquad
+    c = E[\varphi\, f_*] = \mu_1\mu_1^* W_1^\top\beta_*,
+
+and its risk has the classical deterministic equivalent implemented in
+:func:`deterministic_equivalent_risk` (one eigendecomposition of :math:`\Sigma` serves a whole
+grid of penalties).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .model import (
+    _check_matrix,
+    as_student,
+    as_teacher,
+    check_nonnegative,
+    check_positive,
+    check_rng,
+    features,
+    first_step_gradient,
+    init_student,
+    one_step,
+    problem_sizes,
+    sample_data,
+    sample_teacher,
+)
+from .ridge import check_lambdas, prediction_risk, ridge_path
+
+__all__ = [
+    "solve_effective_penalty",
+    "ge_features",
+    "ge_population",
+    "ge_prediction_risk",
+    "deterministic_equivalent_risk",
+    "simulate_ck_and_ge",
+]
+
+
+def solve_effective_penalty(lam, df1_over_n, *, upper, rtol: float = 1e-10,
+                            max_iter: int = 200) -> np.ndarray:
+    r"""Solve :math:`\lambda = \kappa(1 - \mathrm{df}_1(\kappa)/n)` for :math:`\kappa`, per penalty.
+
+    :math:`\kappa(1 - \mathrm{df}_1(\kappa)/n)` is negative while :math:`\mathrm{df}_1 > n`,
+    increasing once :math:`\mathrm{df}_1 < n`, equal to at most :math:`\kappa` and at least
+    :math:`\kappa - \mathrm{tr}\,\Sigma/n`; so the root is unique and lies in
+    :math:`[\lambda, \lambda + \mathrm{tr}\,\Sigma/n]`.  Vectorised bisection on
+    :math:`\log\kappa` finds it.
+
+    Parameters
+    ----------
+    lam : ndarray of shape (L,)
+        Penalties, all > 0.
+    df1_over_n : callable
+        Maps an array of :math:`\kappa` of shape (L,) to :math:`\mathrm{df}_1(\kappa)/n`.
+    upper : float
+        An upper bound of :math:`\mathrm{tr}\,\Sigma / n`.
+    rtol : float
+        Required relative accuracy of :math:`\lambda` at the returned :math:`\kappa`.
+    max_iter : int
+        Bisection steps.
+
+    Returns
+    -------
+    kappa : ndarray of shape (L,)
+
+    Raises
+    ------
+    RuntimeError
+        If the bracket is invalid or the residual exceeds ``rtol`` after ``max_iter`` steps.
+    """
+    lam = np.asarray(lam, dtype=float)
+
+    def g(kappa):
+        return kappa * (1.0 - df1_over_n(kappa))
+
+    lo, hi = np.log(lam), np.log(lam + upper)
+    if np.any(g(np.exp(hi)) < lam * (1 - rtol)):
+        raise RuntimeError("effective penalty: the upper end of the bracket is too small "
+                           f"(upper = {upper!r}); the traces are inconsistent")
+    for _ in range(max_iter):
+        mid = 0.5 * (lo + hi)
+        below = g(np.exp(mid)) < lam
+        lo = np.where(below, mid, lo)
+        hi = np.where(below, hi, mid)
+        if np.all(hi - lo < 1e-15):
+            break
+    kappa = np.exp(0.5 * (lo + hi))
+    resid = np.abs(g(kappa) - lam) / lam
+    if not np.all(np.isfinite(resid)) or np.any(resid > rtol):
+        raise RuntimeError(f"effective penalty did not converge: relative residual "
+                           f"{np.nanmax(resid):.2e} > rtol = {rtol:.1e}")
+    return kappa
+
+
+def ge_features(X, W, student, *, rng: np.random.Generator) -> np.ndarray:
+    r"""Gaussian-equivalent features :math:`\mu_1 XW + \mu_2 Z`, shape (n, N).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    W : ndarray of shape (d, N)
+    student : str, callable or Activation
+    rng : numpy.random.Generator
+        Source of the independent noise :math:`Z` (n x N, standard normal).
+    """
+    X = _check_matrix("X", X, 2)
+    W = _check_matrix("W", W, 2, (X.shape[1], None))
+    s = as_student(student)
+    Z = check_rng(rng).standard_normal((X.shape[0], W.shape[1]))
+    return s.mu1 * (X @ W) + s.mu2 * Z
+
+
+def ge_population(W, student, teacher, beta):
+    r"""Population covariance :math:`\Sigma` (N x N) and cross-covariance :math:`c` (N,).
+
+    Returns
+    -------
+    Sigma : ndarray of shape (N, N)
+        :math:`\mu_1^2 W^\top W + \mu_2^2 I`.
+    c : ndarray of shape (N,)
+        :math:`\mu_1\mu_1^* W^\top\beta_*`.
+    """
+    W = _check_matrix("W", W, 2)
+    beta = _check_matrix("beta", beta, 1, (W.shape[0],))
+    s, t = as_student(student), as_teacher(teacher)
+    Sigma = s.mu1**2 * (W.T @ W)
+    Sigma[np.diag_indices_from(Sigma)] += s.mu2_sq
+    return Sigma, s.mu1 * t.mu1 * (W.T @ beta)
+
+
+def ge_prediction_risk(B, W, student, teacher, beta) -> np.ndarray:
+    r"""Exact risk :math:`E(b^\top\varphi_{GE} - f_*)^2 = b^\top\Sigma b - 2b^\top c + E f_*^2`.
+
+    Parameters
+    ----------
+    B : ndarray of shape (N, L)
+        One coefficient vector per column.
+    W : ndarray of shape (d, N)
+    student, teacher : str, callable or Activation
+    beta : ndarray of shape (d,)
+
+    Returns
+    -------
+    ndarray of shape (L,)
+    """
+    B = np.asarray(B, dtype=float)
+    if B.ndim == 1:
+        B = B[:, None]
+    Sigma, c = ge_population(W, student, teacher, beta)
+    B = _check_matrix("B", B, 2, (Sigma.shape[0], None))
+    return np.einsum("il,il->l", B, Sigma @ B) - 2.0 * (c @ B) + as_teacher(teacher).second_moment
+
+
+def deterministic_equivalent_risk(W, student, teacher, beta, *, n: int, lam, noise=0.0,
+                                  return_parts: bool = False):
+    r"""Deterministic equivalent of the risk of ridge on :math:`\varphi_{GE}` for a given ``W``.
+
+    With :math:`b_* = \Sigma^{-1}c`, :math:`s^2 = \mu_1^{*2} - c^\top\Sigma^{-1}c` (the linear part
+    the features cannot express) and
+    :math:`\sigma_{\rm eff}^2 = s^2 + \mu_2^{*2} + \sigma_\varepsilon^2`,
+
+    .. math::
+
+        \lambda = \kappa\Big(1 - \frac{\mathrm{df}_1(\kappa)}{n}\Big), \quad
+        \mathrm{df}_k(\kappa) = \mathrm{tr}\,\Sigma^k(\Sigma + \kappa)^{-k},
+
+        R \approx \mu_2^{*2} + s^2 + \frac{\kappa^2 b_*^\top\Sigma(\Sigma+\kappa)^{-2}b_*
+            + \sigma_{\rm eff}^2\,\mathrm{df}_2/n}{1 - \mathrm{df}_2/n}.
+
+    Parameters
+    ----------
+    W : ndarray of shape (d, N)
+        First-layer weights (e.g. :math:`W_1`).
+    student, teacher : str, callable or Activation
+    beta : ndarray of shape (d,)
+    n : int
+        Number of ridge samples.
+    lam : float or array of shape (L,)
+        Penalties > 0.
+    noise : float
+        Label-noise standard deviation.
+    return_parts : bool
+        Also return a dict of ``kappa, df2_over_n, s2, bias, variance``.
+
+    Returns
+    -------
+    risk : float or ndarray of shape (L,)
+    """
+    check_positive("n", n, integer=True)
+    check_nonnegative("noise", noise)
+    lambdas = check_lambdas(lam)
+    t = as_teacher(teacher)
+    Sigma, c = ge_population(W, student, teacher, beta)
+    ev, V = np.linalg.eigh(Sigma)
+    c2 = (V.T @ c) ** 2
+
+    def df1_over_n(kappa):
+        return (ev[None, :] / (ev[None, :] + kappa[:, None])).sum(axis=1) / n
+
+    kappa = solve_effective_penalty(lambdas, df1_over_n, upper=ev.sum() / n)
+    s2 = max(t.mu1**2 - float(np.sum(c2 / ev)), 0.0)
+    sig2 = s2 + t.mu2_sq + noise**2
+    K = kappa[:, None]
+    df2n = (ev**2 / (ev + K) ** 2).sum(axis=1) / n
+    bias = kappa**2 * (c2 / (ev * (ev + K) ** 2)).sum(axis=1) / (1 - df2n)
+    var = sig2 * df2n / (1 - df2n)
+    risk = t.mu2_sq + s2 + bias + var
+    if np.ndim(lam) == 0:
+        risk = float(risk[0])
+    if return_parts:
+        return risk, dict(kappa=kappa, df2_over_n=df2n, s2=s2, bias=bias, variance=var)
+    return risk
+
+
+def simulate_ck_and_ge(student, teacher, *, d, psi1, psi2, lam, eta, noise=0.0, seed=0,
+                       n_test=None) -> dict:
+    r"""One run: ridge on the real features and on the Gaussian equivalent, same :math:`W_1`.
+
+    The two ridge problems share the fresh inputs :math:`\tilde X` and labels :math:`\tilde y`;
+    the Gaussian-equivalent features add independent noise :math:`\mu_2 Z`.  The risk on the
+    real features is a Monte-Carlo average over ``n_test`` fresh points; the Gaussian-equivalent
+    risk is exact (:func:`ge_prediction_risk`).
+
+    Parameters
+    ----------
+    student, teacher, d, psi1, psi2, lam, eta, noise
+        As in :func:`helpers.simulate_one_step`.
+    seed : int or numpy.random.SeedSequence
+    n_test : int, optional
+        Test points for the real-feature risk; default ``max(2048, n)``.
+
+    Returns
+    -------
+    dict
+        ``risk_ck``, ``risk_ck_mc_se`` (test-point error), ``risk_ge``, ``risk_de``
+        (deterministic equivalent given :math:`W_1`), floats or arrays of shape (L,).
+    """
+    d, n, N = problem_sizes(d, psi1, psi2)
+    check_nonnegative("eta", eta)
+    check_nonnegative("noise", noise)
+    lambdas = check_lambdas(lam)
+    n_test = max(2048, n) if n_test is None else check_positive("n_test", n_test, integer=True)
+    student, teacher = as_student(student), as_teacher(teacher)
+    r_beta, r_init, r_step, r_ridge, r_z, r_test = np.random.default_rng(seed).spawn(6)
+    beta = sample_teacher(d, rng=r_beta)
+    W0, a = init_student(d, N, rng=r_init)
+    X, y = sample_data(n, beta, teacher, noise=noise, rng=r_step)
+    W1 = one_step(W0, first_step_gradient(X, y, W0, a, student), eta)
+    Xr, yr = sample_data(n, beta, teacher, noise=noise, rng=r_ridge)
+    B_ck = ridge_path(features(Xr, W1, student), yr, lambdas)
+    B_ge = ridge_path(ge_features(Xr, W1, student, rng=r_z), yr, lambdas)
+    ck, ck_se = prediction_risk(W1, B_ck, student, teacher, beta, n_test=n_test, rng=r_test)
+    out = dict(risk_ck=ck, risk_ck_mc_se=ck_se,
+               risk_ge=ge_prediction_risk(B_ge, W1, student, teacher, beta),
+               risk_de=np.atleast_1d(deterministic_equivalent_risk(
+                   W1, student, teacher, beta, n=n, lam=lambdas, noise=noise)))
+    if np.ndim(lam) == 0:
+        out = {k: float(v[0]) for k, v in out.items()}
+    return out
+
+
+def simulate_etas(student, teacher, *, d, psi1, psi2, lam, etas, noise=0.0, seed=0,
+                  n_test=None) -> list[dict]:
+    r"""Real-feature risk for several learning rates on shared data, one gradient.
+
+    Same streams as :func:`helpers.simulate_one_step`, so the risk for each ``eta`` equals
+    ``simulate_one_step(..., eta=eta, seed=seed).risk`` exactly; the first-stage data and the
+    gradient :math:`G_0` are computed once and reused for every ``eta``.
+
+    Parameters
+    ----------
+    etas : sequence of float
+        Learning rates (>= 0).
+    lam : float or sequence of float
+        Penalties (> 0).
+    Other parameters as in :func:`helpers.simulate_one_step`.
+
+    Returns
+    -------
+    list of dict
+        One dict per (eta, lam) with keys ``eta``, ``lam``, ``risk``.
+    """
+    d, n, N = problem_sizes(d, psi1, psi2)
+    etas = [check_nonnegative("eta", float(e)) for e in np.atleast_1d(etas)]
+    lambdas = check_lambdas(lam)
+    n_test = max(2048, n) if n_test is None else check_positive("n_test", n_test, integer=True)
+    student, teacher = as_student(student), as_teacher(teacher)
+    r_beta, r_init, r_step, r_ridge, _ = np.random.default_rng(seed).spawn(5)
+    beta = sample_teacher(d, rng=r_beta)
+    W0, a = init_student(d, N, rng=r_init)
+    X, y = sample_data(n, beta, teacher, noise=noise, rng=r_step)
+    G0 = first_step_gradient(X, y, W0, a, student)
+    Xr, yr = sample_data(n, beta, teacher, noise=noise, rng=r_ridge)
+    rows = []
+    for eta in etas:
+        W1 = one_step(W0, G0, eta)
+        B = ridge_path(features(Xr, W1, student), yr, lambdas)
+        r_test = np.random.default_rng(seed).spawn(5)[4]
+        risk, _ = prediction_risk(W1, B, student, teacher, beta, n_test=n_test, rng=r_test)
+        rows += [dict(eta=eta, lam=float(lv), risk=float(rv))
+                 for lv, rv in zip(lambdas, risk, strict=True)]
+    return rows
