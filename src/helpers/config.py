@@ -4,16 +4,24 @@ Every chapter reads its sizes from :func:`scale`.  By default it returns the qui
 sized so that a chapter executes within a minute on two cores.  Setting the environment
 variable ``BOOK_SCALE=paper`` (``make paper`` does this) returns the paper's settings:
 ``d = 512`` and 50 runs per point (Ba et al. 2022, Figure 3).
+
+Progress bars for long sweeps follow ``BOOK_PROGRESS``: ``1`` shows them, ``0`` hides them;
+unset, they show only in interactive sessions (a terminal, or a notebook opened in a Jupyter
+server) and never while the book is built (a built page must carry no stderr output).
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 
-__all__ = ["Scale", "QUICK", "PAPER", "scale", "SCALE_ENV"]
+__all__ = ["Scale", "QUICK", "PAPER", "scale", "SCALE_ENV", "PROGRESS_ENV", "show_progress",
+           "cpu_count"]
 
 SCALE_ENV = "BOOK_SCALE"
+PROGRESS_ENV = "BOOK_PROGRESS"
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
 
 
 @dataclass(frozen=True)
@@ -67,3 +75,36 @@ def scale(name: str | None = None) -> Scale:
         return PAPER
     source = f"${SCALE_ENV}" if name is None else "name"
     raise ValueError(f"{source} must be 'quick' or 'paper'; got {value!r}")
+
+
+def show_progress() -> bool:
+    """Whether sweeps draw progress bars (tqdm, on stderr).
+
+    ``$BOOK_PROGRESS`` decides when set (``1/true/yes/on`` or ``0/false/no/off``).  Unset,
+    bars show in a terminal (stderr is a TTY) and in a notebook kernel started by a Jupyter
+    server (which sets ``JPY_SESSION_NAME``); a kernel run by ``jupyter-book``/``nbclient``
+    has neither, so the built book stays free of progress output.
+
+    Raises
+    ------
+    ValueError
+        If ``$BOOK_PROGRESS`` holds anything else.
+    """
+    value = os.environ.get(PROGRESS_ENV)
+    if value is not None:
+        v = value.strip().lower()
+        if v in _TRUE:
+            return True
+        if v in _FALSE:
+            return False
+        raise ValueError(f"${PROGRESS_ENV} must be 1 or 0 (or true/false); got {value!r}")
+    isatty = getattr(sys.stderr, "isatty", None)
+    return bool(isatty is not None and isatty()) or bool(os.environ.get("JPY_SESSION_NAME"))
+
+
+def cpu_count() -> int:
+    """CPU cores this process may use (the affinity mask where the OS exposes it)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)

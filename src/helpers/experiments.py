@@ -5,19 +5,27 @@ averages over replicates: each metric gets its mean, its standard error over run
 (``std(ddof=1) / sqrt(runs)``) and the number of runs.  Seeds are derived with
 ``numpy.random.SeedSequence(seed, spawn_key=...)``, so every (point, replicate) has its own
 independent stream and the table does not depend on the order or the number of workers.
+
+Parallel sweeps (``n_jobs != 1``) run in joblib worker processes.  Each worker limits its
+BLAS to ``cores // workers`` threads (threadpoolctl), so two workers on two cores do not
+fight over four BLAS threads; ``benchmarks/`` measures the speed-up.  Long sweeps draw a
+tqdm progress bar when :func:`helpers.config.show_progress` says so (interactive sessions
+only, never in the built book).
 """
 
 from __future__ import annotations
 
 import itertools
+import sys
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
+from .config import cpu_count, show_progress
 from .config import scale as active_scale
 
-__all__ = ["grid_points", "sweep", "summarise"]
+__all__ = ["grid_points", "sweep", "summarise", "worker_plan"]
 
 
 def grid_points(grid: Mapping[str, Sequence]) -> list[dict]:
@@ -66,9 +74,40 @@ def summarise(raw: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
     return out.reset_index(drop=not keys)
 
 
+def worker_plan(n_jobs: int, n_tasks: int) -> tuple[int, int]:
+    """``(workers, blas_threads_per_worker)`` for ``n_jobs`` (joblib convention) and a task count.
+
+    ``n_jobs = -1`` means every core, ``-2`` all but one, and so on; never more workers than
+    tasks.  The BLAS threads per worker are ``max(1, cores // workers)``.
+    """
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int | np.integer) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be a non-zero integer (-1 = all cores); got {n_jobs!r}")
+    cores = cpu_count()
+    workers = n_jobs if n_jobs > 0 else max(1, cores + 1 + n_jobs)
+    workers = max(1, min(workers, n_tasks))
+    return workers, max(1, cores // workers)
+
+
+class _Task:
+    """One (point, replicate) evaluation; picklable for worker processes."""
+
+    def __init__(self, run, blas_threads):
+        self.run, self.blas_threads = run, blas_threads
+
+    def __call__(self, task):
+        point, r, ss = task
+        if self.blas_threads is None:
+            return _records(self.run(seed=ss, **point), point, r)
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=self.blas_threads, user_api="blas"):
+            return _records(self.run(seed=ss, **point), point, r)
+
+
 def sweep(run: Callable, grid: Mapping[str, Sequence], *, runs: int | None = None,
           seed: int = 0, by: Sequence[str] = (), paired: Sequence[str] = (),
-          n_jobs: int | None = None, return_raw: bool = False):
+          n_jobs: int | None = None, return_raw: bool = False,
+          progress: bool | None = None):
     """Run ``run(seed=SeedSequence, **point)`` over a grid and average over replicates.
 
     Parameters
@@ -89,9 +128,13 @@ def sweep(run: Callable, grid: Mapping[str, Sequence], *, runs: int | None = Non
         Grid keys whose values share seeds (common random numbers): for example
         ``paired=("eta",)`` runs every learning rate on the same data and initialisation.
     n_jobs : int, optional
-        Worker processes (joblib); default ``helpers.scale().n_jobs``.  1 runs in-process.
+        Worker processes (joblib); default ``helpers.scale().n_jobs``.  1 runs in-process;
+        -1 uses every core, each worker with ``cores // workers`` BLAS threads.
     return_raw : bool
         Also return the table of individual runs.
+    progress : bool, optional
+        Draw a progress bar (tqdm, stderr); default :func:`helpers.config.show_progress`,
+        which is off while the book is built.
 
     Returns
     -------
@@ -118,16 +161,32 @@ def sweep(run: Callable, grid: Mapping[str, Sequence], *, runs: int | None = Non
         for r in range(runs):
             tasks.append((point, r, _seed_for(seed, (pid, r))))
 
-    def one(task):
-        point, r, ss = task
-        return _records(run(seed=ss, **point), point, r)
+    workers, blas = worker_plan(n_jobs, len(tasks))
+    progress = show_progress() if progress is None else bool(progress)
+    bar = None
+    if progress and len(tasks) > 1:
+        from tqdm import tqdm
 
-    if n_jobs == 1:
-        chunks = [one(t) for t in tasks]
-    else:
-        from joblib import Parallel, delayed
+        bar = tqdm(total=len(tasks), desc="sweep", unit="run", file=sys.stderr,
+                   dynamic_ncols=True, leave=False)
+    try:
+        if workers == 1:
+            one = _Task(run, None)
+            results = (one(t) for t in tasks)
+        else:
+            from joblib import Parallel, delayed
 
-        chunks = Parallel(n_jobs=n_jobs)(delayed(one)(t) for t in tasks)
+            one = _Task(run, blas)
+            results = Parallel(n_jobs=workers, return_as="generator")(
+                delayed(one)(t) for t in tasks)
+        chunks = []
+        for chunk in results:
+            chunks.append(chunk)
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
     raw = pd.DataFrame([rec for chunk in chunks for rec in chunk])
     missing = [k for k in by if k not in raw.columns]
     if missing:

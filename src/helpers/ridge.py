@@ -66,7 +66,8 @@ def _shifted_solves(S, r, lam) -> np.ndarray:
             *_, z, info = lapack.dgtsv(off, diag + lam[l], off, q)
             if info != 0:
                 raise np.linalg.LinAlgError(
-                    f"ridge system is singular at lam={lam[l]!r} (tridiagonal solve, info={info})")
+                    f"ridge system is singular at lam={float(lam[l])!r} "
+                    f"(tridiagonal solve, info={info})")
         Z[:, l] = z
     Z[1:] = lapack.dormqr("L", "N", V, tau, Z[1:], lwork=max(64 * L, m))[0]
     return Z

@@ -1,0 +1,99 @@
+"""The fast paths of the simulation core agree with plain reference computations."""
+
+import numpy as np
+import pytest
+
+from helpers.ridge import _ridge_path_eigh, _shifted_solves, prediction_risk, ridge_path
+from helpers.simulate import simulate_one_step
+
+LAMBDAS = np.array([1e-4, 1e-2, 0.3, 5.0])
+
+
+@pytest.mark.parametrize(("n", "N"), [(60, 25), (25, 60), (30, 30), (7, 1), (1, 5), (2, 2)])
+def test_one_reduction_matches_full_eigendecomposition(n, N):
+    rng = np.random.default_rng(n * 100 + N)
+    F = np.tanh(rng.standard_normal((n, N)) + 0.3)
+    y = rng.standard_normal(n)
+    B = ridge_path(F, y, LAMBDAS)
+    np.testing.assert_allclose(B, _ridge_path_eigh(F, y, LAMBDAS), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize(("n", "N"), [(80, 30), (30, 80)])
+def test_ridge_path_matches_scikit_learn(n, N):
+    sklearn = pytest.importorskip("sklearn.linear_model")
+    rng = np.random.default_rng(5)
+    F = rng.standard_normal((n, N))
+    y = rng.standard_normal(n)
+    B = ridge_path(F, y, LAMBDAS)
+    for l, lam in enumerate(LAMBDAS):
+        coef = sklearn.Ridge(alpha=n * lam, fit_intercept=False).fit(F, y).coef_
+        np.testing.assert_allclose(B[:, l], coef, rtol=1e-7, atol=1e-10)
+
+
+def test_fast_run_matches_the_scikit_learn_baseline():
+    # The whole pipeline on a small case: our risks equal those of scikit-learn's Ridge fitted
+    # once per lambda on the same features and test points (floating-point tolerance).
+    sklearn = pytest.importorskip("sklearn.linear_model")
+    from helpers.model import as_student, as_teacher, sample_data
+
+    kw = dict(d=24, psi1=3.0, psi2=2.0, eta=1.0, noise=0.25)
+    res = simulate_one_step("tanh", "softplus", lam=LAMBDAS, seed=11, n_test=700, **kw)
+    rngs = np.random.default_rng(11).spawn(5)
+    Xr, yr = sample_data(res.n, res.beta, as_teacher("softplus"), noise=0.25, rng=rngs[3])
+    F = as_student("tanh")(Xr @ res.W1)
+    Xt = rngs[4].standard_normal((700, res.d))
+    Ft, target = np.tanh(Xt @ res.W1), as_teacher("softplus")(Xt @ res.beta)
+    for l, lam in enumerate(LAMBDAS):
+        model = sklearn.Ridge(alpha=res.n * lam, fit_intercept=False).fit(F, yr)
+        np.testing.assert_allclose(res.risk[l], np.mean((model.predict(Ft) - target) ** 2),
+                                   rtol=1e-8)
+
+
+def test_shifted_solves_fall_back_when_not_positive_definite():
+    # S + lam I indefinite but invertible: the Cholesky-type tridiagonal solve fails, the
+    # pivoted LU fallback still returns the exact solution.
+    rng = np.random.default_rng(0)
+    Q = np.linalg.qr(rng.standard_normal((6, 6)))[0]
+    S = Q @ np.diag([-2.0, -0.5, 0.5, 1.0, 2.0, 3.0]) @ Q.T
+    r = rng.standard_normal(6)
+    lam = np.array([0.1, 1.0])
+    X = _shifted_solves(S.copy(), r, lam)
+    for l, v in enumerate(lam):
+        np.testing.assert_allclose(X[:, l], np.linalg.solve(S + v * np.eye(6), r), rtol=1e-9)
+
+
+def test_shifted_solves_report_a_singular_system():
+    S = np.diag([-1.0, 2.0, 3.0])
+    with pytest.raises(np.linalg.LinAlgError, match="singular at lam=1.0"):
+        _shifted_solves(S, np.ones(3), np.array([1.0]))
+
+
+def test_float32_test_features_change_the_risk_far_below_its_standard_error():
+    rng = np.random.default_rng(1)
+    W = rng.standard_normal((30, 50)) / np.sqrt(30)
+    B = rng.standard_normal((50, 3)) / 50
+    beta = np.eye(30)[0]
+    r64, se = prediction_risk(W, B, "tanh", "relu", beta, n_test=2000,
+                              rng=np.random.default_rng(2))
+    r32, _ = prediction_risk(W, B, "tanh", "relu", beta, n_test=2000,
+                             rng=np.random.default_rng(2), dtype=np.float32)
+    # same test points; float32 rounding (~1e-7 relative) is tiny against the MC error
+    assert np.all(np.abs(r32 - r64) < 1e-3 * se)
+
+
+def test_mixed_precision_run_agrees_with_float64():
+    kw = dict(d=40, psi1=3.0, psi2=2.0, lam=LAMBDAS, eta=1.0, noise=0.25, seed=3)
+    ref = simulate_one_step("tanh", "softplus", **kw)
+    mix = simulate_one_step("tanh", "softplus", precision="mixed", **kw)
+    np.testing.assert_array_equal(ref.W1, mix.W1)  # the step itself stays float64
+    assert np.all(np.abs(mix.risk - ref.risk) < 1e-3 * ref.risk_se)
+    assert mix.B.dtype == np.float64
+
+
+def test_bad_precision_and_dtype_raise():
+    with pytest.raises(ValueError, match="precision must be one of"):
+        simulate_one_step("tanh", "tanh", d=10, psi1=1, psi2=1, lam=1e-2, eta=1.0,
+                          precision="half")
+    with pytest.raises(ValueError, match="dtype must be numpy.float64 or numpy.float32"):
+        prediction_risk(np.ones((2, 3)), np.ones(3), "tanh", "tanh", np.ones(2), n_test=5,
+                        rng=np.random.default_rng(0), dtype=np.int64)
