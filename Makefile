@@ -5,8 +5,10 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 JB     := $(BIN)/jupyter-book
 NBVAL  := --nbval-lax --nbval-current-env --nbval-cell-timeout=600 -p no:cacheprovider
+# No progress bars in anything make runs: a built page must carry no stderr output.
+export BOOK_PROGRESS ?= 0
 
-.PHONY: book test unit notebooks build-strict lint paper bench clean venv
+.PHONY: book test unit notebooks build-strict browser lint paper bench clean venv
 
 venv: $(STAMP)
 
@@ -21,8 +23,9 @@ $(STAMP): requirements.txt pyproject.toml
 book: $(STAMP)
 	$(JB) build . -W -n --keep-going
 
-## Everything CI checks: lint, unit tests with coverage, nbval over every chapter, strict build.
-test: lint unit notebooks build-strict
+## Everything CI checks: lint, unit tests with coverage, nbval over every chapter, strict build,
+## then every built page in headless Chromium (maths, images, outputs, links; needs chromium).
+test: lint unit notebooks build-strict browser
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -38,9 +41,17 @@ build-strict: $(STAMP)
 	rm -rf _build/html
 	$(JB) build . -W -n --keep-going
 
+browser: $(STAMP)
+	$(BIN)/python -m pytest browser_tests -q -p no:cacheprovider -o addopts=""
+
 ## The paper's scale (d = 512, 50 runs per point) for every chapter.
 paper: $(STAMP)
 	BOOK_SCALE=paper $(JB) build . -W -n --keep-going --path-output _build/paper
+
+## Benchmark of the simulation core at the Figure 3(a) setting (not part of `make test`);
+## prints a table and writes benchmarks/results/latest.{md,json}.
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_core.py
 
 clean:
 	rm -rf _build .pytest_cache .coverage
