@@ -1,0 +1,117 @@
+"""Kernel ridge baselines and the same-data comparison (helpers.kernels)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from helpers import get_activation, ridge_path, simulate_one_step
+from helpers.kernels import KERNEL_NAMES, kernel_matrix, kernel_ridge_path, same_data_risks
+
+
+@pytest.fixture
+def data(rng):
+    X = rng.standard_normal((30, 8))
+    X2 = rng.standard_normal((12, 8))
+    W0 = rng.standard_normal((8, 20)) / math.sqrt(8)
+    return X, X2, W0
+
+
+def test_ck_is_the_gram_matrix_of_the_features(data):
+    X, X2, W0 = data
+    F, F2 = np.tanh(X @ W0), np.tanh(X2 @ W0)
+    np.testing.assert_allclose(kernel_matrix("ck", X, X2, W0=W0, student="tanh"),
+                               F @ F2.T / W0.shape[1], rtol=1e-12)
+
+
+def test_ntk_is_the_gram_matrix_of_the_explicit_ntk_features(data):
+    X, X2, W0 = data
+    d, N = W0.shape
+    act = get_activation("tanh")
+
+    def phi(Z):  # (Nd)^{-1/2} Vec(sigma'(W0^T x) x^T), one row per input
+        return np.einsum("ni,nj->nij", act.derivative(Z @ W0), Z).reshape(len(Z), -1) \
+            / math.sqrt(N * d)
+
+    np.testing.assert_allclose(kernel_matrix("ntk", X, X2, W0=W0, student="tanh"),
+                               phi(X) @ phi(X2).T, rtol=1e-10)
+
+
+def test_arccos_matches_relu_random_features(rng):
+    # E_w relu(w.x) relu(w.x'), w ~ N(0, I/d): Monte Carlo with 2e5 features, tol = 5 se.
+    d = 6
+    X = rng.standard_normal((3, d))
+    W = rng.standard_normal((d, 200_000)) / math.sqrt(d)
+    R = np.maximum(X @ W, 0)
+    prods = R[:, None, :] * R[None, :, :]
+    mc, se = prods.mean(-1), prods.std(-1) / math.sqrt(W.shape[1])
+    assert np.all(np.abs(kernel_matrix("arccos", X) - mc) <= 5 * se)
+
+
+def test_rbf_and_arccos_are_symmetric_psd(data):
+    X, _, _ = data
+    for kind in ("rbf", "arccos"):
+        K = kernel_matrix(kind, X)
+        np.testing.assert_allclose(K, K.T, atol=1e-14)
+        assert np.linalg.eigvalsh(K).min() > -1e-10
+    np.testing.assert_allclose(np.diag(kernel_matrix("rbf", X, bandwidth=2.0)), 1.0)
+
+
+def test_kernel_ridge_equals_feature_ridge(rng):
+    # primal-dual: with K = F F^T the kernel predictor equals ridge on F (same penalty scale)
+    F, Ft = rng.standard_normal((40, 15)), rng.standard_normal((7, 15))
+    y = rng.standard_normal(40)
+    lams = [1e-3, 1e-1, 2.0]
+    alpha = kernel_ridge_path(F @ F.T, y, lams)
+    np.testing.assert_allclose(Ft @ F.T @ alpha, Ft @ ridge_path(F, y, lams), rtol=1e-8,
+                               atol=1e-10)
+
+
+def test_same_data_risks_reproduces_simulate_one_step():
+    kw = dict(d=24, psi1=2.0, psi2=1.5, noise=0.1)
+    rows = same_data_risks("tanh", "relu", etas={"step": 1.5}, lam=[1e-3, 1e-1], seed=11,
+                           n_test=600, **kw)
+    sim = simulate_one_step("tanh", "relu", lam=[1e-3, 1e-1], eta=1.5, seed=11, n_test=600,
+                            **kw)
+    np.testing.assert_allclose([r["risk"] for r in rows], sim.risk, rtol=1e-9)
+
+
+def test_same_data_risks_rows_and_shared_data():
+    kw = dict(d=16, psi1=2.0, psi2=1.0, noise=0.1, seed=3, n_test=300)
+    rows = same_data_risks("erf", "erf", etas={"rf": 0.0, "big": 4.0}, lam=[1e-2],
+                           kernels=KERNEL_NAMES, kernel_lam=[1e-4, 1e-3], **kw)
+    models = [r["model"] for r in rows]
+    assert models == ["rf", "big"] + [k for k in KERNEL_NAMES for _ in range(2)]
+    both = same_data_risks("erf", "erf", etas={"rf": 0.0}, lam=[1e-2], kernels=("ck",),
+                           kernel_data="both", **kw)
+    assert both[0]["risk"] == rows[0]["risk"]  # same seed, same data for the features
+    assert all(np.isfinite(r["risk"]) and r["risk"] > 0 for r in rows + both)
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda X: kernel_matrix("poly", X), "kind"),
+        (lambda X: kernel_matrix("ck", X), "W0"),
+        (lambda X: kernel_matrix("rbf", X, bandwidth=0.0), "bandwidth"),
+        (lambda X: kernel_matrix("rbf", X, X[:, :3]), "X2"),
+        (lambda X: kernel_ridge_path(np.ones((3, 4)), np.ones(3), 1.0), "square"),
+        (lambda X: kernel_ridge_path(-np.eye(3), np.ones(3), 0.1), "positive"),
+        (lambda X: kernel_ridge_path(np.eye(3), np.ones(3), 0.0), "lam"),
+        (lambda X: same_data_risks("erf", "erf", d=8, psi1=1, psi2=1, etas={}, lam=1.0),
+         "etas"),
+        (lambda X: same_data_risks("erf", "erf", d=8, psi1=1, psi2=1, etas={"a": -1.0},
+                                   lam=1.0), "etas"),
+        (lambda X: same_data_risks("erf", "erf", d=8, psi1=1, psi2=1, etas={"a": 1.0},
+                                   lam=1.0, kernels=("poly",)), "kernels"),
+        (lambda X: same_data_risks("erf", "erf", d=8, psi1=1, psi2=1, etas={"a": 1.0},
+                                   lam=1.0, kernel_data="all"), "kernel_data"),
+        (lambda X: same_data_risks("erf", "erf", d=8, psi1=1, psi2=1, etas={"a": 1.0},
+                                   lam=1.0, seed=np.random.default_rng(0)), "seed"),
+        (lambda X: same_data_risks("erf", "erf", d=8, psi1=1, psi2=1, etas={"a": 1.0},
+                                   lam=1.0, n_test=0), "n_test"),
+    ],
+)
+def test_bad_inputs_raise(data, call, match):
+    with pytest.raises(ValueError, match=match):
+        call(data[0])
