@@ -6,10 +6,11 @@ Modules, one concept each: :mod:`~helpers.activations`, :mod:`~helpers.model`,
 :mod:`~helpers.plotting`.
 """
 
-from . import activations, config, experiments, model, plotting, ridge, theory, training
+from . import activations, config, experiments, kernels, model, plotting, ridge, theory, training
 from .activations import ACTIVATION_NAMES, Activation, get_activation, hermite_coefficients
 from .config import scale
 from .experiments import sweep
+from .kernels import same_data_risks
 from .model import (
     features,
     first_step_gradient,
@@ -29,4 +30,5 @@ __all__ = [
     "prediction_risk", "ridge", "ridge_path", "run_first_step", "sample_data",
     "sample_teacher", "scale",
     "simulate_one_step", "sweep", "theory", "training",
+    "kernels", "same_data_risks",
 ]
