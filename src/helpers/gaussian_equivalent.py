@@ -54,7 +54,7 @@ __all__ = [
 ]
 
 
-def solve_effective_penalty(lam, df1_over_n, *, upper, rtol: float = 1e-10,
+def solve_effective_penalty(lam, df1_over_n, *, upper, rtol: float = 1e-9,
                             max_iter: int = 200) -> np.ndarray:
     r"""Solve :math:`\lambda = \kappa(1 - \mathrm{df}_1(\kappa)/n)` for :math:`\kappa`, per penalty.
 
@@ -73,7 +73,8 @@ def solve_effective_penalty(lam, df1_over_n, *, upper, rtol: float = 1e-10,
     upper : float
         An upper bound of :math:`\mathrm{tr}\,\Sigma / n`.
     rtol : float
-        Required relative accuracy of :math:`\lambda` at the returned :math:`\kappa`.
+        Required accuracy of the dimensionless equation
+        :math:`\lambda/\kappa = 1 - \mathrm{df}_1(\kappa)/n` at the returned :math:`\kappa`.
     max_iter : int
         Bisection steps.
 
@@ -103,7 +104,8 @@ def solve_effective_penalty(lam, df1_over_n, *, upper, rtol: float = 1e-10,
         if np.all(hi - lo < 1e-15):
             break
     kappa = np.exp(0.5 * (lo + hi))
-    resid = np.abs(g(kappa) - lam) / lam
+    # residual of the dimensionless form lam/kappa = 1 - df1/n
+    resid = np.abs(g(kappa) - lam) / kappa
     if not np.all(np.isfinite(resid)) or np.any(resid > rtol):
         raise RuntimeError(f"effective penalty did not converge: relative residual "
                            f"{np.nanmax(resid):.2e} > rtol = {rtol:.1e}")
