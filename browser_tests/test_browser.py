@@ -166,8 +166,11 @@ def test_maths_is_rendered(rendered, page):
         assert probe["typeset"], f"{page}: MathJax did not run ({probe})"
     untypeset = [m.get_text()[:60] for m in maths if m.find("mjx-container") is None]
     assert not untypeset, f"{page}: maths left as raw TeX: {untypeset[:5]}"
-    errors = [e.get_text()[:80] for e in dom.find_all("mjx-merror")]
-    assert not errors, f"{page}: MathJax errors (undefined macro?): {errors[:5]}"
+    # MathJax marks TeX errors with <merror>, and an undefined macro (its `noundefined`
+    # package) as red text; both show up in the assistive MathML it writes next to the output.
+    errors = [e.get_text()[:80] for e in dom.find_all(["mjx-merror", "merror"])]
+    errors += [e.get_text()[:80] for e in dom.find_all("mtext", attrs={"mathcolor": "red"})]
+    assert not errors, f"{page}: MathJax errors or undefined macros: {errors[:5]}"
     body = BeautifulSoup(str(dom.body), "html.parser")
     for tag in body.find_all(["script", "style", "pre", "code", "textarea", "mjx-container"]):
         tag.decompose()
