@@ -214,9 +214,12 @@ def same_data_risks(student, teacher, *, d, psi1, psi2, etas, lam, kernels=(), n
         rows.extend({"model": label, "lam": float(l), "risk": float(r)}
                     for l, r in zip(lams, risk, strict=True))
 
+    # X W1 = X W0 + eta sqrt(N) X G0: two products per data set serve every learning rate
+    Pr0, Pr1, Pt0, Pt1 = Xr @ W0, Xr @ G0, Xt @ W0, Xt @ G0
     for label, eta in etas.items():
-        W1 = W0 + (eta * math.sqrt(N)) * G0
-        add(label, student(Xt @ W1) @ ridge_path(student(Xr @ W1), yr, lambdas), lambdas)
+        step = eta * math.sqrt(N)
+        B = ridge_path(student(Pr0 + step * Pr1), yr, lambdas)
+        add(label, student(Pt0 + step * Pt1) @ B, lambdas)
     if kernels:
         Xk, yk = (Xr, yr) if kernel_data == "ridge" else (np.vstack([X, Xr]),
                                                           np.concatenate([y, yr]))
