@@ -203,6 +203,12 @@ def test_warns_for_large_steps_and_non_odd_students():
         small_step_risk(**PAIR, eta=2.0, width=256, **kw)
     with pytest.warns(SmallStepWarning, match="odd student"):
         small_step_risk("relu", "tanh", eta=1.0, **kw)
+    # Without a width, the check uses the paper's size d = 512 (N = 1.5 * 512 here).
+    with pytest.warns(SmallStepWarning, match=r"\(d = 512\)"):
+        small_step_risk(**PAIR, eta=1e3, **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        small_step_risk(**PAIR, eta=8.0, **kw)
 
 
 def test_solver_failures_raise():
