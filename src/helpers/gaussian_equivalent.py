@@ -25,9 +25,12 @@ grid of penalties).
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from .model import (
+    STREAMS,
     _check_matrix,
     as_student,
     as_teacher,
@@ -35,12 +38,11 @@ from .model import (
     check_positive,
     check_rng,
     features,
-    first_step_gradient,
-    init_student,
+    first_step_from_streams,
     one_step,
     problem_sizes,
     sample_data,
-    sample_teacher,
+    spawn_streams,
 )
 from .ridge import check_lambdas, prediction_risk, ridge_path
 
@@ -261,12 +263,14 @@ def simulate_ck_and_ge(student, teacher, *, d, psi1, psi2, lam, eta, noise=0.0, 
     lambdas = check_lambdas(lam)
     n_test = max(2048, n) if n_test is None else check_positive("n_test", n_test, integer=True)
     student, teacher = as_student(student), as_teacher(teacher)
-    r_beta, r_init, r_step, r_ridge, r_z, r_test = np.random.default_rng(seed).spawn(6)
-    beta = sample_teacher(d, rng=r_beta)
-    W0, a = init_student(d, N, rng=r_init)
-    X, y = sample_data(n, beta, teacher, noise=noise, rng=r_step)
-    W1 = one_step(W0, first_step_gradient(X, y, W0, a, student), eta)
-    Xr, yr = sample_data(n, beta, teacher, noise=noise, rng=r_ridge)
+    # the five streams of spawn_streams, with the GE noise drawn from a sixth one
+    children = np.random.default_rng(seed).spawn(6)
+    r_z, r_test = children[4], children[5]
+    streams = dict(zip(STREAMS, [*children[:4], r_test], strict=True))
+    fs = first_step_from_streams(student, teacher, d=d, n=n, N=N, eta=eta, noise=noise,
+                                 streams=streams)
+    W1, beta = fs.W1, fs.beta
+    Xr, yr = sample_data(n, beta, teacher, noise=noise, rng=streams["ridge"])
     B_ck = ridge_path(features(Xr, W1, student), yr, lambdas)
     B_ge = ridge_path(ge_features(Xr, W1, student, rng=r_z), yr, lambdas)
     ck, ck_se = prediction_risk(W1, B_ck, student, teacher, beta, n_test=n_test, rng=r_test)
@@ -305,18 +309,17 @@ def simulate_etas(student, teacher, *, d, psi1, psi2, lam, etas, noise=0.0, seed
     lambdas = check_lambdas(lam)
     n_test = max(2048, n) if n_test is None else check_positive("n_test", n_test, integer=True)
     student, teacher = as_student(student), as_teacher(teacher)
-    r_beta, r_init, r_step, r_ridge, _ = np.random.default_rng(seed).spawn(5)
-    beta = sample_teacher(d, rng=r_beta)
-    W0, a = init_student(d, N, rng=r_init)
-    X, y = sample_data(n, beta, teacher, noise=noise, rng=r_step)
-    G0 = first_step_gradient(X, y, W0, a, student)
-    Xr, yr = sample_data(n, beta, teacher, noise=noise, rng=r_ridge)
+    streams = spawn_streams(seed)
+    fs = first_step_from_streams(student, teacher, d=d, n=n, N=N, eta=0.0, noise=noise,
+                                 streams=streams)
+    Xr, yr = sample_data(n, fs.beta, teacher, noise=noise, rng=streams["ridge"])
     rows = []
     for eta in etas:
-        W1 = one_step(W0, G0, eta)
+        W1 = one_step(fs.W0, fs.G0, eta)
         B = ridge_path(features(Xr, W1, student), yr, lambdas)
-        r_test = np.random.default_rng(seed).spawn(5)[4]
-        risk, _ = prediction_risk(W1, B, student, teacher, beta, n_test=n_test, rng=r_test)
+        r_test = copy.deepcopy(streams["test"])  # the same test points for every eta
+        risk, _ = prediction_risk(W1, B, student, teacher, fs.beta, n_test=n_test,
+                                  rng=r_test)
         rows += [dict(eta=eta, lam=float(lv), risk=float(rv))
                  for lv, rv in zip(lambdas, risk, strict=True)]
     return rows

@@ -35,11 +35,10 @@ from .model import (
     as_teacher,
     check_nonnegative,
     check_positive,
-    first_step_gradient,
-    init_student,
+    first_step_from_streams,
     problem_sizes,
     sample_data,
-    sample_teacher,
+    spawn_streams,
 )
 from .ridge import check_lambdas, ridge_path
 
@@ -131,13 +130,6 @@ def kernel_ridge_path(K, y, lambdas) -> np.ndarray:
     return out
 
 
-def _streams(seed):
-    if isinstance(seed, np.random.Generator):
-        raise ValueError("seed must be an int or a numpy.random.SeedSequence (a Generator "
-                         "cannot be replayed); got a Generator")
-    return np.random.default_rng(seed).spawn(5)
-
-
 def same_data_risks(student, teacher, *, d, psi1, psi2, etas, lam, kernels=(), noise=0.0,
                     seed=0, n_test=2048, kernel_lam=None, kernel_data="ridge",
                     kernel_options=None) -> list[dict]:
@@ -173,7 +165,7 @@ def same_data_risks(student, teacher, *, d, psi1, psi2, etas, lam, kernels=(), n
         Training points of the kernels (see above).
     noise : float
         Label-noise standard deviation.
-    seed : int or numpy.random.SeedSequence
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
     n_test : int
         Test points (shared by every estimator); the risk excludes label noise.
     kernel_options : dict, optional
@@ -199,14 +191,13 @@ def same_data_risks(student, teacher, *, d, psi1, psi2, etas, lam, kernels=(), n
         if k not in KERNEL_NAMES:
             raise ValueError(f"kernels must name kernels from {KERNEL_NAMES}; got {k!r}")
     student, teacher = as_student(student), as_teacher(teacher)
-    rng_beta, rng_init, rng_step, rng_ridge, rng_test = _streams(seed)
-    beta = sample_teacher(d, rng=rng_beta)
-    W0, a = init_student(d, N, rng=rng_init)
-    X, y = sample_data(n, beta, teacher, noise=noise, rng=rng_step)
-    Xr, yr = sample_data(n, beta, teacher, noise=noise, rng=rng_ridge)
-    Xt = rng_test.standard_normal((n_test, d))
+    streams = spawn_streams(seed)
+    fs = first_step_from_streams(student, teacher, d=d, n=n, N=N, eta=0.0, noise=noise,
+                                 streams=streams)
+    beta, W0, X, y, G0 = fs.beta, fs.W0, fs.X, fs.y, fs.G0
+    Xr, yr = sample_data(n, beta, teacher, noise=noise, rng=streams["ridge"])
+    Xt = streams["test"].standard_normal((n_test, d))
     ft = teacher(Xt @ beta)
-    G0 = first_step_gradient(X, y, W0, a, student)
     rows = []
 
     def add(label, pred, lams):  # pred: (n_test, L)

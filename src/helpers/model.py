@@ -33,6 +33,9 @@ __all__ = [
     "one_step",
     "features",
     "FirstStep",
+    "STREAMS",
+    "spawn_streams",
+    "first_step_from_streams",
     "run_first_step",
 ]
 
@@ -249,11 +252,45 @@ class FirstStep:
         return self.W0.shape[0], self.X.shape[0], self.W0.shape[1]
 
 
+STREAMS = ("teacher", "init", "step", "ridge", "test")
+
+
+def spawn_streams(seed) -> dict:
+    """The independent random streams of one run, keyed by ``STREAMS``.
+
+    Every seeded entry point (:func:`run_first_step`, :func:`helpers.simulate_one_step` and
+    the runners built on them) draws the teacher, the initialisation, the step data, the
+    ridge data and the test points from these children of ``seed``, in this order, so the
+    same seed gives the same draws everywhere and changing one stage (e.g. ``n_test``)
+    leaves the others untouched.
+
+    Parameters
+    ----------
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+    """
+    return dict(zip(STREAMS, np.random.default_rng(seed).spawn(len(STREAMS)), strict=True))
+
+
+def first_step_from_streams(student, teacher, *, d: int, n: int, N: int, eta, noise,
+                            streams: dict) -> FirstStep:
+    """:func:`run_first_step` on given sizes and streams (from :func:`spawn_streams`).
+
+    ``student`` and ``teacher`` should already be :class:`Activation` objects (the teacher
+    centred); only the ``"teacher"``, ``"init"`` and ``"step"`` streams are used.
+    """
+    beta = sample_teacher(d, rng=streams["teacher"])
+    W0, a = init_student(d, N, rng=streams["init"])
+    X, y = sample_data(n, beta, teacher, noise=noise, rng=streams["step"])
+    G0 = first_step_gradient(X, y, W0, a, student)
+    return FirstStep(beta=beta, X=X, y=y, W0=W0, a=a, G0=G0, W1=one_step(W0, G0, eta),
+                     eta=float(eta))
+
+
 def run_first_step(student, teacher, *, d, psi1, psi2, eta, noise=0.0, seed=0) -> FirstStep:
     r"""Draw the teacher, the step data and the student, and take the first step.
 
-    Uses the same random streams as :func:`helpers.simulate_one_step`, so for the same
-    ``seed`` the two return the same :math:`\beta_*, W_0, a, G_0, W_1`.
+    Uses the random streams of :func:`spawn_streams`, like :func:`helpers.simulate_one_step`,
+    so for the same ``seed`` the two return the same :math:`\beta_*, W_0, a, G_0, W_1`.
 
     Parameters
     ----------
@@ -270,11 +307,5 @@ def run_first_step(student, teacher, *, d, psi1, psi2, eta, noise=0.0, seed=0) -
     d, n, N = problem_sizes(d, psi1, psi2)
     check_nonnegative("eta", eta)
     check_nonnegative("noise", noise)
-    student, teacher = as_student(student), as_teacher(teacher)
-    rng_beta, rng_init, rng_step = np.random.default_rng(seed).spawn(5)[:3]
-    beta = sample_teacher(d, rng=rng_beta)
-    W0, a = init_student(d, N, rng=rng_init)
-    X, y = sample_data(n, beta, teacher, noise=noise, rng=rng_step)
-    G0 = first_step_gradient(X, y, W0, a, student)
-    return FirstStep(beta=beta, X=X, y=y, W0=W0, a=a, G0=G0, W1=one_step(W0, G0, eta),
-                     eta=float(eta))
+    return first_step_from_streams(as_student(student), as_teacher(teacher), d=d, n=n, N=N,
+                                   eta=eta, noise=noise, streams=spawn_streams(seed))

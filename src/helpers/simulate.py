@@ -16,12 +16,10 @@ from .model import (
     check_nonnegative,
     check_positive,
     features,
-    first_step_gradient,
-    init_student,
-    one_step,
+    first_step_from_streams,
     problem_sizes,
     sample_data,
-    sample_teacher,
+    spawn_streams,
 )
 from .ridge import check_lambdas, prediction_risk, ridge_path
 
@@ -106,24 +104,21 @@ def simulate_one_step(student, teacher, *, d, psi1, psi2, lam, eta, noise=0.0, s
         raise ValueError(f"precision must be one of {PRECISIONS}; got {precision!r}")
     dtype = np.float64 if precision == "float64" else np.float32
     student, teacher = as_student(student), as_teacher(teacher)
-    rng_beta, rng_init, rng_step, rng_ridge, rng_test = np.random.default_rng(seed).spawn(5)
-
-    beta = sample_teacher(d, rng=rng_beta)
-    W0, a = init_student(d, N, rng=rng_init)
-    X, y = sample_data(n, beta, teacher, noise=noise, rng=rng_step)
-    G0 = first_step_gradient(X, y, W0, a, student)
-    W1 = one_step(W0, G0, eta)
-    Xr, yr = sample_data(n, beta, teacher, noise=noise, rng=rng_ridge)
+    streams = spawn_streams(seed)
+    fs = first_step_from_streams(student, teacher, d=d, n=n, N=N, eta=eta, noise=noise,
+                                 streams=streams)
+    W1, beta = fs.W1, fs.beta
+    Xr, yr = sample_data(n, beta, teacher, noise=noise, rng=streams["ridge"])
     if dtype is np.float64:
         F = features(Xr, W1, student)
     else:  # float32 product, features handed to the float64 Gram matrix
         F = student(Xr.astype(dtype) @ W1.astype(dtype)).astype(np.float64)
-    del Xr, X
+    del Xr
     B = ridge_path(F, yr, lambdas)
     del F
-    risk, se = prediction_risk(W1, B, student, teacher, beta, n_test=n_test, rng=rng_test,
-                               dtype=dtype)
+    risk, se = prediction_risk(W1, B, student, teacher, beta, n_test=n_test,
+                               rng=streams["test"], dtype=dtype)
     if np.ndim(lam) == 0:
         risk, se = float(risk[0]), float(se[0])
     return OneStepResult(risk=risk, risk_se=se, lambdas=lambdas, d=d, n=n, N=N,
-                         eta=float(eta), W0=W0, W1=W1, a=a, beta=beta, G0=G0, B=B)
+                         eta=float(eta), W0=fs.W0, W1=W1, a=fs.a, beta=beta, G0=fs.G0, B=B)
