@@ -8,7 +8,7 @@ NBVAL  := --nbval-lax --nbval-current-env --nbval-cell-timeout=600 -p no:cachepr
 # No progress bars in anything make runs: a built page must carry no stderr output.
 export BOOK_PROGRESS ?= 0
 
-.PHONY: book test unit notebooks build-strict browser lint paper bench clean venv
+.PHONY: book test unit notebooks build-strict browser lint paper bench bench-chapters clean venv
 
 venv: $(STAMP)
 
@@ -52,6 +52,11 @@ paper: $(STAMP)
 ## prints a table and writes benchmarks/results/latest.{md,json}.
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_core.py
+
+## Wall time and peak memory of every chapter run as a script (quick scale; the paper's
+## scale with `python benchmarks/chapter_timings.py --scale paper`).
+bench-chapters: $(STAMP)
+	$(BIN)/python benchmarks/chapter_timings.py --scale quick
 
 clean:
 	rm -rf _build .pytest_cache .coverage
