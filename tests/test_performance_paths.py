@@ -97,3 +97,27 @@ def test_bad_precision_and_dtype_raise():
     with pytest.raises(ValueError, match="dtype must be numpy.float64 or numpy.float32"):
         prediction_risk(np.ones((2, 3)), np.ones(3), "tanh", "tanh", np.ones(2), n_test=5,
                         rng=np.random.default_rng(0), dtype=np.int64)
+
+
+@pytest.mark.parametrize(("n", "N"), [(60, 25), (25, 60)])
+@pytest.mark.parametrize("lams", [[0.3], [1e-3, 2.0], [1e-3, 0.1, 2.0]])
+def test_few_penalties_cholesky_path_matches_eigh(n, N, lams):
+    # <= CHOLESKY_MAX_PENALTIES penalties take one Cholesky each, more take the reduction:
+    # both must agree with the eigendecomposition reference.
+    rng = np.random.default_rng(7)
+    F, y = np.tanh(rng.standard_normal((n, N))), rng.standard_normal(n)
+    np.testing.assert_allclose(ridge_path(F, y, lams), _ridge_path_eigh(F, y, lams),
+                               rtol=1e-7, atol=1e-10)
+
+
+def test_cholesky_failure_on_a_later_penalty_falls_back_cleanly():
+    # S + 5 I is positive definite, S + 0.1 I is not: the Cholesky path gives up after the
+    # first penalty and the tridiagonal path must still see the original S.
+    rng = np.random.default_rng(2)
+    Q = np.linalg.qr(rng.standard_normal((5, 5)))[0]
+    S = Q @ np.diag([-1.0, 0.5, 1.0, 2.0, 3.0]) @ Q.T
+    r = rng.standard_normal(5)
+    lam = np.array([5.0, 0.1])
+    X = _shifted_solves(S.copy(), r, lam)
+    for l, v in enumerate(lam):
+        np.testing.assert_allclose(X[:, l], np.linalg.solve(S + v * np.eye(5), r), rtol=1e-9)

@@ -17,6 +17,7 @@ shifted solves need and costs about a quarter of a full eigendecomposition.
 from __future__ import annotations
 
 import numpy as np
+from scipy import linalg
 from scipy.linalg import lapack
 
 from .model import _check_matrix, as_student, as_teacher, check_positive, check_rng
@@ -35,6 +36,28 @@ def check_lambdas(lambdas) -> np.ndarray:
     return lam
 
 
+# Up to this many penalties, one Cholesky factorisation per penalty beats one tridiagonal
+# reduction shared by all of them (measured at m = 1024 and 2560 on 2 cores: 0.15 s per
+# Cholesky of a 2560 x 2560 matrix against 1.9 s for the reduction).
+CHOLESKY_MAX_PENALTIES = 2
+
+
+def _cholesky_solves(S, r, lam):
+    r"""Solve :math:`(S + \lambda_l I)x_l = r` by Cholesky, or return None if not PD."""
+    m = S.shape[0]
+    Z = np.empty((m, lam.size), order="F")
+    diag = S.diagonal().copy()
+    for l, lv in enumerate(lam):
+        A = S.copy()  # S stays intact for the fallback
+        A[np.diag_indices(m)] = diag + lv
+        try:
+            factor = linalg.cho_factor(A, lower=True, overwrite_a=True, check_finite=False)
+        except linalg.LinAlgError:
+            return None
+        Z[:, l] = linalg.cho_solve(factor, r, check_finite=False)
+    return Z
+
+
 def _shifted_solves(S, r, lam) -> np.ndarray:
     r"""Solve :math:`(S + \lambda_l I)x_l = r` for every penalty from one decomposition.
 
@@ -45,11 +68,20 @@ def _shifted_solves(S, r, lam) -> np.ndarray:
     factorisation that serves every :math:`\lambda`: it skips the eigenvectors that
     ``eigh`` would also build (about 4x less time at m = 1024).
 
+    For at most ``CHOLESKY_MAX_PENALTIES`` penalties one Cholesky factorisation per penalty
+    is cheaper still (m^3/3 flops in BLAS-3, against about 4m^3/3 mostly BLAS-2 flops for the
+    reduction), so that path is taken first; it falls back to the reduction if
+    :math:`S + \lambda I` is not numerically positive definite.
+
     ``S`` is overwritten.  Returns ``X`` of shape (m, L).
     """
     m, L = S.shape[0], lam.size
     if m == 1:
         return r[:, None] / (S[0, 0] + lam[None, :])
+    if L <= CHOLESKY_MAX_PENALTIES:
+        Z = _cholesky_solves(S, r, lam)
+        if Z is not None:
+            return Z
     lwork = int(lapack.dsytrd_lwork(m, lower=1)[0])
     A, diag, off, tau, info = lapack.dsytrd(S, lower=1, lwork=max(lwork, m), overwrite_a=1)
     if info != 0:  # pragma: no cover - LAPACK argument error
