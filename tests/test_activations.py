@@ -129,3 +129,13 @@ def test_non_callable_raises():
 def test_infinite_moments_raise():
     with pytest.raises(ValueError, match="no finite Gaussian moments"):
         get_activation(lambda z: np.exp(np.asarray(z) ** 2))
+
+
+@pytest.mark.parametrize("name", ["tanh", "erf", "relu"])
+@pytest.mark.parametrize("center", [False, True])
+def test_value_and_derivative_match_separate_calls(name, center):
+    act = get_activation(name, center=center)
+    z = np.linspace(-3, 3, 11)
+    v, dv = act.value_and_derivative(z)
+    np.testing.assert_array_equal(v, act(z))
+    np.testing.assert_array_equal(dv, act.derivative(z))

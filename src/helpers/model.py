@@ -207,8 +207,9 @@ def first_step_gradient(X, y, W, a, student) -> np.ndarray:
     student = as_student(student)
     n, N = X.shape[0], W.shape[1]
     pre = X @ W
-    residual = (y - student(pre) @ a / math.sqrt(N)) / math.sqrt(N)  # (n,)
-    M = student.derivative(pre)
+    act, M = student.value_and_derivative(pre)
+    residual = (y - act @ a / math.sqrt(N)) / math.sqrt(N)  # (n,)
+    del act
     M *= residual[:, None]
     M *= a[None, :]
     return X.T @ M / n
