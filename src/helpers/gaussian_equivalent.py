@@ -42,6 +42,7 @@ from .model import (
     spawn_streams,
 )
 from .ridge import check_lambdas, prediction_risk, ridge_path
+from .simulate import default_n_test
 
 __all__ = [
     "solve_effective_penalty",
@@ -246,7 +247,7 @@ def simulate_ck_and_ge(student, teacher, *, d, psi1, psi2, lam, eta, noise=0.0, 
         As in :func:`helpers.simulate_one_step`.
     seed : int or numpy.random.SeedSequence
     n_test : int, optional
-        Test points for the real-feature risk; default ``max(2048, n)``.
+        Test points for the real-feature risk; default :func:`helpers.simulate.default_n_test`.
 
     Returns
     -------
@@ -258,7 +259,8 @@ def simulate_ck_and_ge(student, teacher, *, d, psi1, psi2, lam, eta, noise=0.0, 
     check_nonnegative("eta", eta)
     check_nonnegative("noise", noise)
     lambdas = check_lambdas(lam)
-    n_test = max(2048, n) if n_test is None else check_positive("n_test", n_test, integer=True)
+    n_test = default_n_test(n) if n_test is None else check_positive("n_test", n_test,
+                                                                     integer=True)
     student, teacher = as_student(student), as_teacher(teacher)
     # the five streams of spawn_streams, with the GE noise drawn from a sixth one
     children = np.random.default_rng(seed).spawn(6)
@@ -308,7 +310,8 @@ def simulate_etas(student, teacher, *, d, psi1, psi2, lam, etas, noise=0.0, seed
     d, n, N = problem_sizes(d, psi1, psi2)
     etas = [check_nonnegative("eta", float(e)) for e in np.atleast_1d(etas)]
     lambdas = check_lambdas(lam)
-    n_test = max(2048, n) if n_test is None else check_positive("n_test", n_test, integer=True)
+    n_test = default_n_test(n) if n_test is None else check_positive("n_test", n_test,
+                                                                     integer=True)
     check_positive("chunk", chunk, integer=True)
     student, teacher = as_student(student), as_teacher(teacher)
     streams = spawn_streams(seed)
