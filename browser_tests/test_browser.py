@@ -254,3 +254,19 @@ def test_screenshots(tmp_path):
     _screenshot("intro.html", "intro.png", tmp_path)
     _screenshot("intro.html", "intro-dark.png", tmp_path, dark=True)
     _screenshot(chapter, "chapter.png", tmp_path)
+
+
+# MyST source that should have been parsed: a directive fence, a role, or a directive option.
+# A backtick inside a backtick fence's title (e.g. a {cite} in a prf title) makes MyST show the
+# whole block, and everything up to the next fence, as a literal code block.
+_LEAKED_SOURCE = re.compile(r"```\{[a-z]|\{(?:prf:[a-z]+|cite|numref|eq|doc)\}`|^:label: ",
+                            re.MULTILINE)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_myst_source_leaks_into_the_page(page):
+    body = BeautifulSoup(str(_source(page).body), "html.parser")
+    for tag in body.select("div.cell, script, style"):  # code cells may print anything
+        tag.decompose()
+    leaked = _LEAKED_SOURCE.findall(body.get_text("\n"))
+    assert not leaked, f"{page}: unparsed MyST source in the page: {leaked[:5]}"
