@@ -19,9 +19,10 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	@touch $(STAMP)
 
-## Build the HTML book, executing every chapter (warnings are errors).
+## Build the HTML book, executing every chapter (warnings are errors). `--all`: a change in
+## src/helpers/ changes the figures although no page changed, so every page is rebuilt.
 book: $(STAMP)
-	$(JB) build . -W -n --keep-going
+	$(JB) build . --all -W -n --keep-going
 
 ## Everything CI checks: lint, unit tests with coverage, nbval over every chapter, strict build,
 ## then every built page in headless Chromium (maths, images, outputs, links; needs chromium).
@@ -39,14 +40,14 @@ notebooks: $(STAMP)
 
 build-strict: $(STAMP)
 	rm -rf _build/html
-	$(JB) build . -W -n --keep-going
+	$(JB) build . --all -W -n --keep-going
 
 browser: $(STAMP)
 	$(BIN)/python -m pytest browser_tests -q -p no:cacheprovider -o addopts=""
 
 ## The paper's scale (d = 512, 50 runs per point) for every chapter.
 paper: $(STAMP)
-	BOOK_SCALE=paper $(JB) build . -W -n --keep-going --path-output _build/paper
+	BOOK_SCALE=paper $(JB) build . --all -W -n --keep-going --path-output _build/paper
 
 ## Benchmark of the simulation core at the Figure 3(a) setting (not part of `make test`);
 ## prints a table and writes benchmarks/results/latest.{md,json}.
