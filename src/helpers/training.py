@@ -104,7 +104,8 @@ def train_two_layer(X, y, W0, a0, student, *, parameterization: str, lr: float,
         pre = X @ W
         act = student(pre)
         resid = scale * act @ a - y  # (n,)
-        loss = 0.5 * float(resid @ resid) / n
+        with np.errstate(over="ignore", invalid="ignore"):  # divergence is raised below
+            loss = 0.5 * float(resid @ resid) / n
         if not np.isfinite(loss):
             raise ValueError(f"training diverged at step {t} (loss {loss}); lower lr={lr}")
         if loss < tol:
