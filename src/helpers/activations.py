@@ -15,6 +15,7 @@ keeps the error near 1e-12 even for ReLU.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -155,11 +156,33 @@ class Activation:
 
     def value_and_derivative(self, z):
         """``(self(z), self.derivative(z))``, sharing work where possible (tanh: one call)."""
+        z = np.asarray(z, dtype=float)
+        d = np.empty_like(z)
+        return self.value_and_derivative_into(z.copy(), d), d
+
+    def apply_inplace(self, z: np.ndarray) -> np.ndarray:
+        r"""Overwrite the float array ``z`` with :math:`\sigma(z)` and return it (same
+        numbers as ``self(z)``; no new array of the size of ``z`` for NumPy/SciPy ufuncs)."""
+        if isinstance(self.fn, np.ufunc):
+            self.fn(z, out=z)
+        else:
+            z[...] = self.fn(z)
+        if self.shift:
+            z -= self.shift
+        return z
+
+    def value_and_derivative_into(self, z: np.ndarray, d: np.ndarray) -> np.ndarray:
+        r"""Write :math:`\sigma'(z)` into ``d`` and overwrite ``z`` with :math:`\sigma(z)`;
+        returns ``z``.  For tanh one call serves both (:math:`\sigma' = 1 - \tanh^2`)."""
         if self.fn is np.tanh and self.dfn is _tanh_d:
-            t = np.tanh(z)
-            d = 1.0 - np.square(t)
-            return (t - self.shift if self.shift else t), d
-        return self(z), self.dfn(z)
+            np.tanh(z, out=z)
+            np.square(z, out=d)
+            np.subtract(1.0, d, out=d)
+            if self.shift:
+                z -= self.shift
+            return z
+        d[...] = self.dfn(z)
+        return self.apply_inplace(z)
 
     @property
     def mu2_sq(self) -> float:
@@ -224,18 +247,26 @@ def get_activation(spec, *, center: bool = False, derivative: Callable | None = 
                 f"activation must be one of {', '.join(ACTIVATION_NAMES)} or a callable; "
                 f"got {spec!r}"
             )
-        fn, dfn, knk, closed = _REGISTRY[key]
-        name = key
-    elif callable(spec):
+        return _named_activation(key, bool(center))
+    if callable(spec):
         fn = spec
         dfn = derivative if derivative is not None else _numerical_derivative(spec)
         knk, closed = tuple(float(k) for k in kinks), None
-        name = getattr(spec, "__name__", "custom")
-    else:
-        raise ValueError(
-            f"activation must be a name ({', '.join(ACTIVATION_NAMES)}) or a callable; "
-            f"got an object of type {type(spec).__name__}"
-        )
+        return _build(getattr(spec, "__name__", "custom"), fn, dfn, knk, closed, center)
+    raise ValueError(
+        f"activation must be a name ({', '.join(ACTIVATION_NAMES)}) or a callable; "
+        f"got an object of type {type(spec).__name__}"
+    )
+
+
+@functools.cache
+def _named_activation(key: str, center: bool) -> Activation:
+    """A registered activation, built once per process (its moments need quadrature)."""
+    fn, dfn, knk, closed = _REGISTRY[key]
+    return _build(key, fn, dfn, knk, closed, center)
+
+
+def _build(name, fn, dfn, knk, closed, center) -> Activation:
     m0, m1, second = _moments(fn, knk, closed)
     mu2_sq = max(second - m0**2 - m1**2, 0.0)
     if not all(np.isfinite([m0, m1, second])):

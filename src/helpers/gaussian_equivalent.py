@@ -37,11 +37,12 @@ from .model import (
     check_rng,
     features,
     first_step_from_streams,
+    normal_blocks,
     problem_sizes,
     sample_data,
     spawn_streams,
 )
-from .ridge import check_lambdas, prediction_risk, ridge_path
+from .ridge import TEST_BLOCK, check_lambdas, prediction_risk, ridge_path
 from .simulate import default_n_test
 
 __all__ = [
@@ -283,7 +284,7 @@ def simulate_ck_and_ge(student, teacher, *, d, psi1, psi2, lam, eta, noise=0.0, 
 
 
 def simulate_etas(student, teacher, *, d, psi1, psi2, lam, etas, noise=0.0, seed=0,
-                  n_test=None, chunk: int = 4096) -> list[dict]:
+                  n_test=None, chunk: int = TEST_BLOCK) -> list[dict]:
     r"""Real-feature risk for several learning rates on shared data, one gradient.
 
     Same streams as :func:`helpers.simulate_one_step`, so the risk for each ``eta`` equals
@@ -323,16 +324,13 @@ def simulate_etas(student, teacher, *, d, psi1, psi2, lam, etas, noise=0.0, seed
     Bs = [ridge_path(student(P0 + s * P1), yr, lambdas) for s in steps]
     del P0, P1
     total = np.zeros((len(etas), lambdas.size))
-    done = 0
-    while done < n_test:  # the chunks of prediction_risk, hence the same test points
-        m = min(chunk, n_test - done)
-        Xt = streams["test"].standard_normal((m, d))
+    # the blocks of prediction_risk, hence the same test points
+    for Xt in normal_blocks(streams["test"], n_test, d, block=chunk):
         target = teacher(Xt @ fs.beta)[:, None]
         T0, T1 = Xt @ fs.W0, Xt @ fs.G0
         for k, (s, B) in enumerate(zip(steps, Bs, strict=True)):
             err = student(T0 + s * T1) @ B - target
             total[k] += np.einsum("ij,ij->j", err, err)
-        done += m
     risk = total / n_test
     return [dict(eta=eta, lam=float(lv), risk=float(rv))
             for eta, row in zip(etas, risk, strict=True)

@@ -16,6 +16,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from .activations import Activation, get_activation
+from .blas import matmul, numpy_blas_single_threaded, on_row_blocks
 
 __all__ = [
     "as_student",
@@ -26,12 +27,16 @@ __all__ = [
     "problem_sizes",
     "sample_teacher",
     "sample_data",
+    "draw_inputs",
+    "label_data",
+    "normal_blocks",
     "init_student",
     "student_output",
     "empirical_loss",
     "first_step_gradient",
     "one_step",
     "features",
+    "activate",
     "FirstStep",
     "STREAMS",
     "spawn_streams",
@@ -136,12 +141,50 @@ def sample_data(n: int, beta: np.ndarray, teacher, *, noise: float = 0.0,
     check_nonnegative("noise", noise)
     beta = _check_matrix("beta", beta, 1)
     teacher = as_teacher(teacher)
-    rng = check_rng(rng)
-    X = rng.standard_normal((n, beta.shape[0]))
+    return label_data(*draw_inputs(n, beta.shape[0], noise=noise, rng=check_rng(rng)),
+                      beta, teacher)
+
+
+def draw_inputs(n: int, d: int, *, noise: float, rng: np.random.Generator):
+    r"""The random part of :func:`sample_data`: inputs ``X`` (n, d), then the label noise
+    :math:`\varepsilon` (n,) or ``None`` when ``noise == 0``, drawn from ``rng`` in this
+    order.  Split off so that the draws can run in a background thread (numpy releases
+    the GIL while it draws); :func:`label_data` finishes the job."""
+    X = rng.standard_normal((n, d))
+    eps = noise * rng.standard_normal(n) if noise > 0 else None
+    return X, eps
+
+
+def label_data(X, eps, beta, teacher) -> tuple[np.ndarray, np.ndarray]:
+    r"""``(X, y)`` with :math:`y = \sigma_*(X\beta_*) + \varepsilon` (``eps`` may be None)."""
     y = teacher(X @ beta)
-    if noise > 0:
-        y = y + noise * rng.standard_normal(n)
-    return X, y
+    return X, (y if eps is None else y + eps)
+
+
+def normal_blocks(rng: np.random.Generator, rows: int, cols: int, *, block: int, pool=None):
+    """Iterate over a standard normal ``rows x cols`` matrix in blocks of at most ``block``
+    rows.
+
+    The blocks are exactly the rows of ``rng.standard_normal((rows, cols))`` in order (numpy
+    fills row by row), so the block size changes memory, never numbers.  With ``pool`` (a
+    ``concurrent.futures`` executor with one worker) the first block is submitted at once
+    and each next block is drawn in the background while the caller works on the current
+    one; ``rng`` must not be used elsewhere until the iterator is exhausted.
+    """
+    sizes = [min(block, rows - start) for start in range(0, rows, block)]
+    if pool is None:
+        return (rng.standard_normal((m, cols)) for m in sizes)
+    first = pool.submit(rng.standard_normal, (sizes[0], cols))
+
+    def prefetched():
+        pending = first
+        for k in range(len(sizes)):
+            current = pending.result()
+            if k + 1 < len(sizes):
+                pending = pool.submit(rng.standard_normal, (sizes[k + 1], cols))
+            yield current
+
+    return prefetched()
 
 
 def init_student(d: int, width: int, *, rng: np.random.Generator):
@@ -173,7 +216,7 @@ def _check_network(X, W, a):
 def student_output(X, W, a, student) -> np.ndarray:
     r""":math:`f(x_i) = N^{-1/2} a^\top\sigma(W^\top x_i)` for each row of ``X``; shape (n,)."""
     X, W, a = _check_network(X, W, a)
-    return as_student(student)(X @ W) @ a / math.sqrt(W.shape[1])
+    return as_student(student)(matmul(X, W)) @ a / math.sqrt(W.shape[1])
 
 
 def empirical_loss(X, y, W, a, student) -> float:
@@ -182,6 +225,7 @@ def empirical_loss(X, y, W, a, student) -> float:
     return 0.5 * float(np.mean(r * r))
 
 
+@numpy_blas_single_threaded()
 def first_step_gradient(X, y, W, a, student) -> np.ndarray:
     r"""The negative gradient :math:`G_0 = -\nabla_W L` of eq. (2.1), evaluated at ``W``.
 
@@ -206,13 +250,21 @@ def first_step_gradient(X, y, W, a, student) -> np.ndarray:
     y = _check_matrix("y", y, 1, (X.shape[0],))
     student = as_student(student)
     n, N = X.shape[0], W.shape[1]
-    pre = X @ W
-    act, M = student.value_and_derivative(pre)
-    residual = (y - act @ a / math.sqrt(N)) / math.sqrt(N)  # (n,)
-    del act
-    M *= residual[:, None]
-    M *= a[None, :]
-    return X.T @ M / n
+    act = matmul(X, W)  # pre-activations, overwritten by the activations
+    M = np.empty_like(act)
+    root_N = math.sqrt(N)
+
+    def rows(r, act=act):  # everything between the two products is row by row
+        student.value_and_derivative_into(act[r], M[r])
+        residual = (y[r] - act[r] @ a / root_N) / root_N
+        M[r] *= residual[:, None]
+        M[r] *= a[None, :]
+
+    on_row_blocks(rows, n, row_size=N)
+    del rows, act
+    G0 = matmul(X.T, M)
+    G0 /= n
+    return G0
 
 
 def one_step(W0, G0, eta: float) -> np.ndarray:
@@ -227,7 +279,16 @@ def features(X, W, student) -> np.ndarray:
     r"""Unnormalised features :math:`\sigma(XW)`, shape (n, N)."""
     X = _check_matrix("X", X, 2)
     W = _check_matrix("W", W, 2, (X.shape[1], None))
-    return as_student(student)(X @ W)
+    return activate(matmul(X, W), as_student(student))
+
+
+def activate(P: np.ndarray, student) -> np.ndarray:
+    """Overwrite the float array ``P`` with ``student(P)``, in row blocks on the BLAS threads
+    (:func:`helpers.blas.on_row_blocks`); returns ``P``."""
+    student = as_student(student)
+    on_row_blocks(lambda r: student.apply_inplace(P[r]), P.shape[0],
+                  row_size=P[:1].size)
+    return P
 
 
 # --------------------------------------------------------------------------- one step, seeded
@@ -273,15 +334,20 @@ def spawn_streams(seed) -> dict:
 
 
 def first_step_from_streams(student, teacher, *, d: int, n: int, N: int, eta, noise,
-                            streams: dict) -> FirstStep:
+                            streams: dict, init=None) -> FirstStep:
     """:func:`run_first_step` on given sizes and streams (from :func:`spawn_streams`).
 
     ``student`` and ``teacher`` should already be :class:`Activation` objects (the teacher
-    centred); only the ``"teacher"``, ``"init"`` and ``"step"`` streams are used.
+    centred); only the ``"teacher"``, ``"init"`` and ``"step"`` streams are used.  ``init``
+    may hold ``init_student(d, N, rng=streams["init"])`` computed elsewhere, or a
+    ``concurrent.futures.Future`` of it (drawn in the background while the step data are
+    drawn here).
     """
     beta = sample_teacher(d, rng=streams["teacher"])
-    W0, a = init_student(d, N, rng=streams["init"])
+    if init is None:
+        init = init_student(d, N, rng=streams["init"])
     X, y = sample_data(n, beta, teacher, noise=noise, rng=streams["step"])
+    W0, a = init.result() if hasattr(init, "result") else init
     G0 = first_step_gradient(X, y, W0, a, student)
     return FirstStep(beta=beta, X=X, y=y, W0=W0, a=a, G0=G0, W1=one_step(W0, G0, eta),
                      eta=float(eta))

@@ -16,13 +16,27 @@ shifted solves need and costs about a quarter of a full eigendecomposition.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
 
-from .model import _check_matrix, as_student, as_teacher, check_positive, check_rng
+from .blas import gram, matmul, numpy_blas_single_threaded
+from .model import (
+    _check_matrix,
+    activate,
+    as_student,
+    as_teacher,
+    check_positive,
+    check_rng,
+    normal_blocks,
+)
 
-__all__ = ["check_lambdas", "ridge_path", "prediction_risk"]
+__all__ = ["check_lambdas", "ridge_path", "prediction_risk", "risk_over_blocks", "TEST_BLOCK"]
+
+#: Test points drawn and evaluated per block by default (memory: TEST_BLOCK x N numbers).
+TEST_BLOCK = 4096
 
 
 def check_lambdas(lambdas) -> np.ndarray:
@@ -61,7 +75,8 @@ def _cholesky_solves(S, r, lam):
 def _shifted_solves(S, r, lam) -> np.ndarray:
     r"""Solve :math:`(S + \lambda_l I)x_l = r` for every penalty from one decomposition.
 
-    ``S`` (m x m, symmetric positive semi-definite) is reduced once to tridiagonal form,
+    ``S`` (m x m, symmetric positive semi-definite; only its lower triangle is read) is
+    reduced once to tridiagonal form,
     :math:`S = QTQ^\top` (LAPACK ``sytrd``, blocked; Householder, backward stable).  Each
     penalty then costs one O(m) tridiagonal solve of :math:`(T + \lambda I)z = Q^\top r`, and
     :math:`x = Qz` is applied to all penalties at once (``ormqr``).  This is the cheapest
@@ -105,6 +120,7 @@ def _shifted_solves(S, r, lam) -> np.ndarray:
     return Z
 
 
+@numpy_blas_single_threaded()
 def ridge_path(F, y, lambdas) -> np.ndarray:
     r"""Ridge coefficients :math:`b(\lambda) = (F^\top F/n + \lambda I)^{-1}F^\top y/n` for many
     penalties from one decomposition.
@@ -137,13 +153,10 @@ def ridge_path(F, y, lambdas) -> np.ndarray:
     y = _check_matrix("y", y, 1, (F.shape[0],))
     lam = check_lambdas(lambdas)
     n, N = F.shape
-    if N <= n:
-        S = F.T @ F  # numpy calls syrk for a product with its own transpose
-        S /= n
-        return _shifted_solves(S, F.T @ y / n, lam)
-    K = F @ F.T
-    K /= n
-    return F.T @ _shifted_solves(K, y, lam) / n
+    if N <= n:  # lower triangle of F^T F / n by syrk, in SciPy's BLAS (see helpers.blas)
+        return _shifted_solves(gram(F, scale=1.0 / n), F.T @ y / n, lam)
+    Z = _shifted_solves(gram(F, scale=1.0 / n, side="rows"), y, lam)
+    return matmul(F.T, Z) / n
 
 
 def _check_dtype(dtype):
@@ -165,8 +178,9 @@ def _ridge_path_eigh(F, y, lambdas) -> np.ndarray:
     return F.T @ (U @ ((U.T @ y)[:, None] / (s[:, None] + lam[None, :]))) / n
 
 
+@numpy_blas_single_threaded()
 def prediction_risk(W, B, student, teacher, beta, *, n_test: int, rng: np.random.Generator,
-                    chunk: int = 4096, dtype=np.float64):
+                    chunk: int = TEST_BLOCK, dtype=np.float64):
     r"""Monte-Carlo prediction risk
     :math:`E_x(\sigma(W^\top x)^\top b - \sigma_*(x^\top\beta_*))^2`.
 
@@ -210,19 +224,26 @@ def prediction_risk(W, B, student, teacher, beta, *, n_test: int, rng: np.random
     rng = check_rng(rng)
     dtype = _check_dtype(dtype)
     student, teacher = as_student(student), as_teacher(teacher)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        blocks = normal_blocks(rng, n_test, W.shape[0], block=chunk, pool=pool)
+        return risk_over_blocks(blocks, W, B, student, teacher, beta, dtype=dtype)
+
+
+def risk_over_blocks(blocks, W, B, student, teacher, beta, *, dtype=np.float64):
+    """The computation of :func:`prediction_risk` on given blocks of test inputs (arrays of
+    shape (m, d), e.g. from :func:`helpers.model.normal_blocks`); inputs already checked,
+    ``student`` and ``teacher`` are :class:`Activation` objects."""
     Wc, Bc = W.astype(dtype, copy=False), B.astype(dtype, copy=False)
     total = np.zeros(B.shape[1])
     total_sq = np.zeros(B.shape[1])
-    done = 0
-    while done < n_test:
-        m = min(chunk, n_test - done)
-        X = rng.standard_normal((m, W.shape[0]))
-        pred = student(X.astype(dtype, copy=False) @ Wc) @ Bc
+    n_test = 0
+    for X in blocks:
+        pred = matmul(activate(matmul(X.astype(dtype, copy=False), Wc), student), Bc)
         err = pred.astype(float, copy=False) - teacher(X @ beta)[:, None]
         err *= err
         total += err.sum(axis=0)
         total_sq += (err * err).sum(axis=0)
-        done += m
+        n_test += X.shape[0]
     mean = total / n_test
     var = np.maximum(total_sq / n_test - mean**2, 0.0) * n_test / max(n_test - 1, 1)
     return mean, np.sqrt(var / n_test)

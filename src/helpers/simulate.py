@@ -6,22 +6,28 @@ teacher -> data (X, y) -> student at init (W0, a) -> gradient G0 -> W1 = W0 + et
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from .blas import matmul, numpy_blas_single_threaded
 from .model import (
+    activate,
     as_student,
     as_teacher,
     check_nonnegative,
     check_positive,
+    draw_inputs,
     features,
     first_step_from_streams,
+    init_student,
+    label_data,
+    normal_blocks,
     problem_sizes,
-    sample_data,
     spawn_streams,
 )
-from .ridge import check_lambdas, prediction_risk, ridge_path
+from .ridge import TEST_BLOCK, check_lambdas, ridge_path, risk_over_blocks
 
 __all__ = ["OneStepResult", "simulate_one_step", "default_n_test", "PRECISIONS"]
 
@@ -93,6 +99,15 @@ def simulate_one_step(student, teacher, *, d, psi1, psi2, lam, eta, noise=0.0, s
     Returns
     -------
     OneStepResult
+
+    Notes
+    -----
+    How the run uses the machine (``benchmarks/bench_core.py`` measures it): the
+    initialisation, the ridge data and the first block of test points are drawn in a
+    background thread while the step data are drawn and the step is taken; the large
+    products and the ridge systems run in SciPy's BLAS, with NumPy's own bundled BLAS held
+    to one thread meanwhile (:mod:`helpers.blas`); the elementwise work between products is
+    split in row blocks over the BLAS threads.  None of this changes the random numbers.
     """
     d, n, N = problem_sizes(d, psi1, psi2)
     check_nonnegative("eta", eta)
@@ -105,19 +120,26 @@ def simulate_one_step(student, teacher, *, d, psi1, psi2, lam, eta, noise=0.0, s
     dtype = np.float64 if precision == "float64" else np.float32
     student, teacher = as_student(student), as_teacher(teacher)
     streams = spawn_streams(seed)
-    fs = first_step_from_streams(student, teacher, d=d, n=n, N=N, eta=eta, noise=noise,
-                                 streams=streams)
-    W1, beta = fs.W1, fs.beta
-    Xr, yr = sample_data(n, beta, teacher, noise=noise, rng=streams["ridge"])
-    if dtype is np.float64:
-        F = features(Xr, W1, student)
-    else:  # float32 product, features handed to the float64 Gram matrix
-        F = student(Xr.astype(dtype) @ W1.astype(dtype)).astype(np.float64)
-    del Xr
-    B = ridge_path(F, yr, lambdas)
-    del F
-    risk, se = prediction_risk(W1, B, student, teacher, beta, n_test=n_test,
-                               rng=streams["test"], dtype=dtype)
+    # The initialisation, the ridge data and the first block of test points come from
+    # their own streams, so a background thread draws them while the step data are drawn
+    # and the first step runs (the same numbers as drawing them in turn).
+    with numpy_blas_single_threaded(), ThreadPoolExecutor(max_workers=1) as pool:
+        init = pool.submit(init_student, d, N, rng=streams["init"])
+        ridge_draws = pool.submit(draw_inputs, n, d, noise=noise, rng=streams["ridge"])
+        test_blocks = normal_blocks(streams["test"], n_test, d, block=TEST_BLOCK, pool=pool)
+        fs = first_step_from_streams(student, teacher, d=d, n=n, N=N, eta=eta, noise=noise,
+                                     streams=streams, init=init)
+        W1, beta = fs.W1, fs.beta
+        Xr, yr = label_data(*ridge_draws.result(), beta, teacher)
+        if dtype is np.float64:
+            F = features(Xr, W1, student)
+        else:  # float32 product, features handed to the float64 Gram matrix
+            F = activate(matmul(Xr.astype(dtype), W1.astype(dtype)), student).astype(
+                np.float64)
+        del Xr
+        B = ridge_path(F, yr, lambdas)
+        del F
+        risk, se = risk_over_blocks(test_blocks, W1, B, student, teacher, beta, dtype=dtype)
     if np.ndim(lam) == 0:
         risk, se = float(risk[0]), float(se[0])
     return OneStepResult(risk=risk, risk_se=se, lambdas=lambdas, d=d, n=n, N=N,
