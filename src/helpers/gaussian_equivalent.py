@@ -38,12 +38,11 @@ from .model import (
     features,
     first_step_from_streams,
     normal_blocks,
-    problem_sizes,
     sample_data,
     spawn_streams,
 )
 from .ridge import TEST_BLOCK, check_lambdas, prediction_risk, ridge_path
-from .simulate import default_n_test
+from .simulate import check_run
 
 __all__ = [
     "solve_effective_penalty",
@@ -256,12 +255,8 @@ def simulate_ck_and_ge(student, teacher, *, d, psi1, psi2, lam, eta, noise=0.0, 
         ``risk_ck``, ``risk_ck_mc_se`` (test-point error), ``risk_ge``, ``risk_de``
         (deterministic equivalent given :math:`W_1`), floats or arrays of shape (L,).
     """
-    d, n, N = problem_sizes(d, psi1, psi2)
+    d, n, N, lambdas, n_test = check_run(d, psi1, psi2, lam=lam, noise=noise, n_test=n_test)
     check_nonnegative("eta", eta)
-    check_nonnegative("noise", noise)
-    lambdas = check_lambdas(lam)
-    n_test = default_n_test(n) if n_test is None else check_positive("n_test", n_test,
-                                                                     integer=True)
     student, teacher = as_student(student), as_teacher(teacher)
     # the five streams of spawn_streams, with the GE noise drawn from a sixth one
     children = np.random.default_rng(seed).spawn(6)
@@ -308,11 +303,8 @@ def simulate_etas(student, teacher, *, d, psi1, psi2, lam, etas, noise=0.0, seed
     list of dict
         One dict per (eta, lam) with keys ``eta``, ``lam``, ``risk``.
     """
-    d, n, N = problem_sizes(d, psi1, psi2)
+    d, n, N, lambdas, n_test = check_run(d, psi1, psi2, lam=lam, noise=noise, n_test=n_test)
     etas = [check_nonnegative("eta", float(e)) for e in np.atleast_1d(etas)]
-    lambdas = check_lambdas(lam)
-    n_test = default_n_test(n) if n_test is None else check_positive("n_test", n_test,
-                                                                     integer=True)
     check_positive("chunk", chunk, integer=True)
     student, teacher = as_student(student), as_teacher(teacher)
     streams = spawn_streams(seed)

@@ -37,6 +37,20 @@ def default_n_test(n: int) -> int:
     return max(2048, int(n))
 
 
+def check_run(d, psi1, psi2, *, lam, noise=0.0, n_test=None):
+    """Check the arguments that the seeded runners share and return
+    ``(d, n, N, lambdas, n_test)``, with ``n_test`` defaulting to :func:`default_n_test`.
+
+    Raises ``ValueError`` naming the argument (sizes, ``noise < 0``, ``lam <= 0``,
+    ``n_test`` not a positive integer)."""
+    d, n, N = problem_sizes(d, psi1, psi2)
+    check_nonnegative("noise", noise)
+    lambdas = check_lambdas(lam)
+    n_test = default_n_test(n) if n_test is None else check_positive("n_test", n_test,
+                                                                     integer=True)
+    return d, n, N, lambdas, n_test
+
+
 @dataclass
 class OneStepResult:
     """What one run of :func:`simulate_one_step` produced.
@@ -109,12 +123,8 @@ def simulate_one_step(student, teacher, *, d, psi1, psi2, lam, eta, noise=0.0, s
     to one thread meanwhile (:mod:`helpers.blas`); the elementwise work between products is
     split in row blocks over the BLAS threads.  None of this changes the random numbers.
     """
-    d, n, N = problem_sizes(d, psi1, psi2)
+    d, n, N, lambdas, n_test = check_run(d, psi1, psi2, lam=lam, noise=noise, n_test=n_test)
     check_nonnegative("eta", eta)
-    check_nonnegative("noise", noise)
-    lambdas = check_lambdas(lam)
-    n_test = default_n_test(n) if n_test is None else check_positive("n_test", n_test,
-                                                                     integer=True)
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}; got {precision!r}")
     dtype = np.float64 if precision == "float64" else np.float32
