@@ -87,24 +87,27 @@ def gram(F, *, scale: float = 1.0, side: str = "columns") -> np.ndarray:
 
 def _realpath_under(path, folder) -> bool:
     path, folder = os.path.realpath(path), os.path.realpath(folder)
-    return os.path.commonpath([path, folder]) == folder
+    try:
+        return os.path.commonpath([path, folder]) == folder
+    except ValueError:  # e.g. different drives on Windows
+        return False
 
 
 @functools.cache
-def _controller():
+def _blas_controller():
+    """threadpoolctl controller of the loaded BLAS libraries (None without threadpoolctl)."""
     try:
         from threadpoolctl import ThreadpoolController
     except ImportError:  # pragma: no cover - threadpoolctl is a dependency
         return None
-    return ThreadpoolController()
+    return ThreadpoolController().select(user_api="blas")
 
 
 def blas_threads() -> int:
     """How many threads the BLAS libraries may use now (the largest limit among them)."""
-    controller = _controller()
+    controller = _blas_controller()
     counts = [] if controller is None else [
-        lib.num_threads for lib in controller.lib_controllers
-        if lib.user_api == "blas" and lib.num_threads]
+        lib.num_threads for lib in controller.lib_controllers if lib.num_threads]
     return max(counts) if counts else (os.cpu_count() or 1)
 
 
@@ -139,15 +142,15 @@ def on_row_blocks(fn, n_rows: int, *, row_size: int = 1, threads: int | None = N
 def _numpy_only_blas():
     """threadpoolctl controller of the BLAS libraries that ship inside NumPy's wheel and are
     not SciPy's (None when NumPy and SciPy share their BLAS, or threadpoolctl is missing)."""
-    controller = _controller()
+    controller = _blas_controller()
     if controller is None:  # pragma: no cover - threadpoolctl is a dependency
         return None
     here = os.path.dirname(np.__file__)
-    homes = [here, os.path.join(os.path.dirname(here), "numpy.libs")]
+    homes = [h for h in (here, os.path.join(os.path.dirname(here), "numpy.libs"))
+             if os.path.isdir(h)]
     paths = [lib.filepath for lib in controller.lib_controllers
-             if lib.user_api == "blas"
-             and any(_realpath_under(lib.filepath, h) for h in homes if os.path.isdir(h))]
-    if not paths or len(paths) == len(controller.select(user_api="blas").lib_controllers):
+             if any(_realpath_under(lib.filepath, h) for h in homes)]
+    if not paths or len(paths) == len(controller.lib_controllers):
         return None  # NumPy's BLAS is the only one: SciPy uses it too
     return controller.select(filepath=paths)
 

@@ -216,7 +216,7 @@ def _check_network(X, W, a):
 def student_output(X, W, a, student) -> np.ndarray:
     r""":math:`f(x_i) = N^{-1/2} a^\top\sigma(W^\top x_i)` for each row of ``X``; shape (n,)."""
     X, W, a = _check_network(X, W, a)
-    return as_student(student)(matmul(X, W)) @ a / math.sqrt(W.shape[1])
+    return _features(X, W, as_student(student), np.float64) @ a / math.sqrt(W.shape[1])
 
 
 def empirical_loss(X, y, W, a, student) -> float:
@@ -279,7 +279,13 @@ def features(X, W, student) -> np.ndarray:
     r"""Unnormalised features :math:`\sigma(XW)`, shape (n, N)."""
     X = _check_matrix("X", X, 2)
     W = _check_matrix("W", W, 2, (X.shape[1], None))
-    return activate(matmul(X, W), as_student(student))
+    return _features(X, W, as_student(student), np.float64)
+
+
+def _features(X, W, student: Activation, dtype) -> np.ndarray:
+    """:func:`features` without the checks, with the product and the activation in
+    ``dtype`` (float32 for ``precision="mixed"``)."""
+    return activate(matmul(X.astype(dtype, copy=False), W.astype(dtype, copy=False)), student)
 
 
 def activate(P: np.ndarray, student) -> np.ndarray:

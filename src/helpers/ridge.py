@@ -25,7 +25,7 @@ from scipy.linalg import lapack
 from .blas import gram, matmul, numpy_blas_single_threaded
 from .model import (
     _check_matrix,
-    activate,
+    _features,
     as_student,
     as_teacher,
     check_positive,
@@ -233,12 +233,12 @@ def risk_over_blocks(blocks, W, B, student, teacher, beta, *, dtype=np.float64):
     """The computation of :func:`prediction_risk` on given blocks of test inputs (arrays of
     shape (m, d), e.g. from :func:`helpers.model.normal_blocks`); inputs already checked,
     ``student`` and ``teacher`` are :class:`Activation` objects."""
-    Wc, Bc = W.astype(dtype, copy=False), B.astype(dtype, copy=False)
+    Wc, Bc = W.astype(dtype, copy=False), B.astype(dtype, copy=False)  # once, not per block
     total = np.zeros(B.shape[1])
     total_sq = np.zeros(B.shape[1])
     n_test = 0
     for X in blocks:
-        pred = matmul(activate(matmul(X.astype(dtype, copy=False), Wc), student), Bc)
+        pred = matmul(_features(X, Wc, student, dtype), Bc)
         err = pred.astype(float, copy=False) - teacher(X @ beta)[:, None]
         err *= err
         total += err.sum(axis=0)

@@ -11,15 +11,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .blas import matmul, numpy_blas_single_threaded
+from .blas import numpy_blas_single_threaded
 from .model import (
-    activate,
+    _features,
     as_student,
     as_teacher,
     check_nonnegative,
     check_positive,
     draw_inputs,
-    features,
     first_step_from_streams,
     init_student,
     label_data,
@@ -141,11 +140,8 @@ def simulate_one_step(student, teacher, *, d, psi1, psi2, lam, eta, noise=0.0, s
                                      streams=streams, init=init)
         W1, beta = fs.W1, fs.beta
         Xr, yr = label_data(*ridge_draws.result(), beta, teacher)
-        if dtype is np.float64:
-            F = features(Xr, W1, student)
-        else:  # float32 product, features handed to the float64 Gram matrix
-            F = activate(matmul(Xr.astype(dtype), W1.astype(dtype)), student).astype(
-                np.float64)
+        # in float32 for "mixed", handed to the float64 Gram matrix
+        F = _features(Xr, W1, student, dtype).astype(np.float64, copy=False)
         del Xr
         B = ridge_path(F, yr, lambdas)
         del F
