@@ -8,7 +8,7 @@ NBVAL  := --nbval-lax --nbval-current-env --nbval-cell-timeout=600 -p no:cachepr
 # No progress bars in anything make runs: a built page must carry no stderr output.
 export BOOK_PROGRESS ?= 0
 
-.PHONY: book test unit notebooks build-strict browser lint paper bench bench-chapters clean venv
+.PHONY: book test unit notebooks build-strict browser lint paper bench bench-chapters clean venv seeds
 
 venv: $(STAMP)
 
@@ -61,3 +61,12 @@ bench-chapters: $(STAMP)
 
 clean:
 	rm -rf _build .pytest_cache .coverage
+
+## Every chapter's hidden assertions at other seeds (BOOK_SEED = 1, 2, 3): nbval over the
+## chapters once per seed. Not part of `make test`; it takes a few minutes.
+seeds: $(STAMP)
+	@for s in 1 2 3; do \
+	  echo "== BOOK_SEED=$$s"; \
+	  BOOK_SEED=$$s $(BIN)/python -m pytest chapters -q $(NBVAL) -o addopts="" \
+	    -W ignore::DeprecationWarning || exit 1; \
+	done

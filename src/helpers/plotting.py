@@ -12,7 +12,7 @@ from importlib import resources
 import numpy as np
 
 __all__ = ["STYLE_PATH", "use_book_style", "plot_simulation", "plot_theory", "plot_bound",
-           "log_axis"]
+           "log_axis", "subplots", "panel_labels", "MIN_FONT_PT", "MAX_WIDTH_IN"]
 
 STYLE_PATH = str(resources.files("helpers") / "book.mplstyle")
 
@@ -62,3 +62,39 @@ def log_axis(ax, ticks, *, axis: str = "x"):
     target.set_minor_formatter(NullFormatter())
     (ax.set_xticklabels if axis == "x" else ax.set_yticklabels)([f"{t:g}" for t in ticks])
     return ax
+
+
+# Figure sizes.  A page's figure is drawn at the content column's width, so a figure's text
+# renders at (font size in pt) x (column width in px) / (72 x figure width in inches).  The
+# style's smallest font is MIN_FONT_PT; keeping every figure at most MAX_WIDTH_IN wide keeps
+# that text >= 11 px on a desktop page (browser_tests checks the rendered images).
+MIN_FONT_PT = 10.0
+MAX_WIDTH_IN = 7.0
+
+
+def subplots(nrows: int = 1, ncols: int = 1, *, height: float | None = None, **kwargs):
+    """``plt.subplots`` at the book's figure width (use this, never a hand-set ``figsize``).
+
+    One panel is 6.4 in wide, several side by side share :data:`MAX_WIDTH_IN`; ``height``
+    (inches) defaults to 4.0 for one panel and 3.2 per row otherwise.  Keyword arguments go
+    to :func:`matplotlib.pyplot.subplots`.
+    """
+    import matplotlib.pyplot as plt
+
+    for name, value in (("nrows", nrows), ("ncols", ncols)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    if "figsize" in kwargs:
+        raise ValueError("figsize is set by the book's style; pass height= instead")
+    width = 6.4 if ncols == 1 else MAX_WIDTH_IN
+    if height is None:
+        height = 4.0 if (nrows, ncols) == (1, 1) else 3.2 * nrows
+    if not height > 0:
+        raise ValueError(f"height must be > 0 inches; got {height!r}")
+    return plt.subplots(nrows, ncols, figsize=(width, height), **kwargs)
+
+
+def panel_labels(axes, *, start: str = "a") -> None:
+    """Write (a), (b), ... in the top-left corner of each panel (matching the caption)."""
+    for k, ax in enumerate(np.ravel(axes)):
+        ax.set_title(f"({chr(ord(start) + k)})", loc="left", fontsize=MIN_FONT_PT + 1)

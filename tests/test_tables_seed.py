@@ -1,0 +1,65 @@
+"""helpers.tables (digits from standard errors) and helpers.config.book_seed."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from helpers import config, tables
+
+
+def test_format_with_se_keeps_two_significant_digits_of_the_error():
+    assert tables.format_with_se(0.123456, 0.00123) == "0.1235 ± 0.0012"
+    assert tables.format_with_se(12.3456, 0.5) == "12.35 ± 0.50"
+
+
+def test_format_with_se_rejects_bad_error():
+    with pytest.raises(ValueError, match="se must be"):
+        tables.format_with_se(1.0, 0.0)
+
+
+def test_markdown_table_has_maths_headers_and_no_index():
+    df = pd.DataFrame({"psi1": [1, 2], "risk": [0.5, 0.25], "se": [0.01, 0.002]})
+    text = tables.markdown_table(df, {"psi1": "$\\psi_1$", "risk": "$R$"}, se={"risk": "se"})
+    lines = text.splitlines()
+    assert lines[0] == "| $\\psi_1$ | $R$ |"
+    assert lines[2] == "| 1 | 0.500 ± 0.010 |"
+    assert lines[3] == "| 2 | 0.2500 ± 0.0020 |"
+
+
+def test_markdown_table_names_missing_columns():
+    with pytest.raises(ValueError, match="not in the table"):
+        tables.markdown_table(pd.DataFrame({"a": [1]}), {"b": "B"})
+
+
+def test_format_value_small_numbers_in_scientific_notation():
+    assert tables.format_value(2.5e-5, 2) == "$2.5 \\times 10^{-5}$"
+    assert tables.format_value(0.0) == "0"
+    assert tables.format_value(7) == "7"
+
+
+def test_book_seed_default_is_the_base(monkeypatch):
+    monkeypatch.delenv(config.SEED_ENV, raising=False)
+    assert config.book_seed(2022) == 2022
+    monkeypatch.setenv(config.SEED_ENV, "0")
+    assert config.book_seed(5) == 5
+
+
+def test_book_seed_other_values_differ_and_are_reproducible(monkeypatch):
+    monkeypatch.setenv(config.SEED_ENV, "1")
+    s1 = config.book_seed(2022)
+    assert s1 != 2022 and s1 == config.book_seed(2022)
+    monkeypatch.setenv(config.SEED_ENV, "2")
+    assert config.book_seed(2022) not in (2022, s1)
+    np.random.default_rng(s1)  # a valid seed
+
+
+@pytest.mark.parametrize("value", ["-1", "x", "1.5"])
+def test_book_seed_rejects_bad_environment(monkeypatch, value):
+    monkeypatch.setenv(config.SEED_ENV, value)
+    with pytest.raises(ValueError, match="BOOK_SEED"):
+        config.book_seed(1)
+
+
+def test_book_seed_rejects_bad_base():
+    with pytest.raises(ValueError, match="base"):
+        config.book_seed(-3)
