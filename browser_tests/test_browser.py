@@ -197,12 +197,17 @@ _OVERFLOW = """
     if (el.classList.length) s += "." + Array.from(el.classList).slice(0, 3).join(".");
     return s;
   };
-  const container = el => {
+  // The first ancestor that clips (overflow-x not visible), and the first that scrolls.
+  const containers = el => {
+    let clip = null, scroll = null;
     for (let a = el.parentElement; a && a !== document.documentElement; a = a.parentElement) {
-      const ox = getComputedStyle(a).overflowX;
-      if (ox !== "visible") return [a, ox];
+      const cs = getComputedStyle(a);
+      if (cs.display === "inline" || cs.display === "contents") continue;  // cannot clip
+      if (cs.overflowX === "visible") continue;
+      if (!clip) clip = [a, cs.overflowX];
+      if (cs.overflowX === "auto" || cs.overflowX === "scroll") { scroll = a; break; }
     }
-    return [null, "visible"];
+    return [clip, scroll];
   };
   const out = [];
   for (const el of document.body.querySelectorAll("*")) {
@@ -211,14 +216,16 @@ _OVERFLOW = """
     if (cs.position === "fixed" && cs.opacity === "0") continue;
     if (cs.clip && cs.clip !== "auto") continue;          // visually hidden (a11y text)
     if (el.closest("dialog:not([open])")) continue;       // closed dialogs (search, menu)
+    if (el.closest("mjx-assistive-mml")) continue;        // MathJax's hidden MathML copy
     const r = el.getBoundingClientRect();
     if (r.width === 0 || r.height === 0) continue;
     if (r.left >= -1 && r.right <= vw + 1) continue;
-    const [box, ox] = container(el);
-    if (box && (ox === "auto" || ox === "scroll")) {
-      const b = box.getBoundingClientRect();
-      if (b.left >= -1 && b.right <= vw + 1) continue;  // scrolls inside itself
+    const [clip, scroll] = containers(el);
+    if (scroll) {
+      const b = scroll.getBoundingClientRect();
+      if (b.left >= -1 && b.right <= vw + 1) continue;  // scrolls inside a box on screen
     }
+    const [box, ox] = clip || [null, "visible"];
     const parent = el.parentElement;
     if (parent && out.length && out[out.length - 1].el === parent) continue;
     out.push({el, what: describe(el), left: Math.round(r.left), right: Math.round(r.right),
@@ -478,7 +485,24 @@ def _figure_file(page: str, image: dict) -> Path | None:
     return path if path.suffix.lower() == ".png" and path.is_file() else None
 
 
-@pytest.mark.parametrize("page", PAGES)
+# Chapters whose figures are still drawn wider than the book's widths on this branch (hand-set
+# figsize); their engineers' branches move them to helpers.plotting.subplots (issue 13, item
+# 2).  Strict: once a listed page passes, the test fails until the page is removed from this
+# set, so the list can only shrink.  Empty it at merge (tests/test_figure_style.py has the
+# same list for the chapters' source).
+PENDING_FIGURE_FIXES = {"chapters/02_spike.html", "chapters/03_small_step.html",
+                        "chapters/04_large_step.html"}
+
+
+def _figure_pages():
+    for page in PAGES:
+        marks = []
+        if page in PENDING_FIGURE_FIXES:
+            marks = [pytest.mark.xfail(strict=True, reason="old chapter, fixed on its own branch")]
+        yield pytest.param(page, marks=marks)
+
+
+@pytest.mark.parametrize("page", _figure_pages())
 def test_figure_text_is_at_least_11px_on_a_desktop_page(views, page):
     floor_pt = min_font_pt()
     small = []
