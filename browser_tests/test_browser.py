@@ -502,7 +502,7 @@ def _figure_pages():
         yield pytest.param(page, marks=marks)
 
 
-@pytest.mark.parametrize("page", _figure_pages())
+@pytest.mark.parametrize("page", list(_figure_pages()))
 def test_figure_text_is_at_least_11px_on_a_desktop_page(views, page):
     floor_pt = min_font_pt()
     small = []

@@ -86,7 +86,7 @@ def _page_params():
         yield pytest.param(path, id=path.relative_to(ROOT).as_posix(), marks=marks)
 
 
-@pytest.mark.parametrize("path", _page_params())
+@pytest.mark.parametrize("path", list(_page_params()))
 def test_chapters_use_the_book_figure_style(path):
     found = violations(code_of(path))
     assert not found, f"{path.name}: {found}"
