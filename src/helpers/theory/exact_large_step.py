@@ -293,12 +293,14 @@ def _solve(P: _Point, *, alpha, lam_eff, psi2, noise):
     a11 = np.dot(g, M0 * M0)
     if a11 > 1e-14 * max(1.0, np.dot(g, M1 * M1)):
         A = np.array([[a11, np.dot(g, M0 * M1 * k)],
-                      [alpha * T * np.dot(g, k * M1 * M0), 1.0 + alpha * T * np.dot(g, (k * M1) ** 2)]])
+                      [alpha * T * np.dot(g, k * M1 * M0),
+                       1.0 + alpha * T * np.dot(g, (k * M1) ** 2)]])
         b = np.array([np.dot(g, M0 * P.H), alpha * T * np.dot(g, k * M1 * P.H)])
         m, theta = np.linalg.solve(A, b)
     else:   # mu0(kappa) = 0: no mean direction (eta = 0 with an odd student)
         m = 0.0
-        theta = alpha * T * np.dot(g, k * M1 * P.H) / (1.0 + alpha * T * np.dot(g, (k * M1) ** 2))
+        theta = (alpha * T * np.dot(g, k * M1 * P.H)
+                 / (1.0 + alpha * T * np.dot(g, (k * M1) ** 2)))
     c = M0 * m + M1 * k * theta
     th_hat = alpha * np.dot(g, k * M1 * (P.H - c))
     ps_hat = alpha * np.dot(g, M1 * P.H1)
