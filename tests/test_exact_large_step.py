@@ -301,3 +301,28 @@ def test_against_a_small_direct_simulation():
                       for e in eta] for seed in range(8)])
     mean, se = sims.mean(0), sims.std(0, ddof=1) / math.sqrt(len(sims))
     assert np.all(np.abs(mean - theory) <= 3 * se + 0.5 / math.sqrt(d) * theory)
+
+
+@pytest.mark.parametrize("student,teacher,psi1,psi2", [("tanh", "tanh", 2.0, 1.0),
+                                                       ("erf", "erf", 2.0, 2.0),
+                                                       ("tanh", "relu", 8.0, 0.5)])
+def test_matched_asymptotics_with_the_small_step_theory(student, teacher, psi1, psi2):
+    """Chapter 3's theory (eta = Theta(1), derived independently) as eta -> infinity and the
+    large-step theory as eta_scale -> 0+ have the same limit: the two regimes join."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        small = small_step_risk(student, teacher, psi1=psi1, psi2=psi2, lam=0.1, eta=1e5)
+    large = large_step_risk(student, teacher, psi1=psi1, psi2=psi2, lam=0.1, eta_scale=1e-4)
+    assert abs(small - large) < 1e-6 * large
+
+
+def test_edge_branches_of_the_spectral_averages_and_the_teacher_tables():
+    near = els._mp_averages(0.7, 1e-9, 1.3, 2.0)
+    at0 = els._mp_averages(0.7, 0.0, 1.3, 2.0)
+    np.testing.assert_allclose(at0, near, rtol=1e-6)
+    s, t = get_activation("tanh"), get_activation("tanh", center=True)
+    P = els._Point(s, t, r=1.0, c_b=1.2, gamma=1.0)   # teacher entirely along v
+    np.testing.assert_allclose(P.H, t(P.k))
+    assert np.all(P.H1 == 0.0)

@@ -214,14 +214,30 @@ def conditional_coefficients(student, kappa, *, r, c_b):
 
 
 # --------------------------------------------------------------------------- MP averages
+def _mp_moment(m: int, ratio: float) -> float:
+    """:math:`E x^m` under MP(ratio), unit variance (Narayana polynomials)."""
+    if m == 0:
+        return 1.0
+    return sum(ratio**k / (k + 1) * math.comb(m, k) * math.comb(m - 1, k) for k in range(m))
+
+
+_SERIES_TERMS = 10
+
+
 def _mp_averages(lam_eff, vh1, c_b, psi2):
     r"""Averages over :math:`D \sim c_b\,\mathrm{MP}(\psi_2)` with :math:`S = \lambda' +
-    \hat V_1 D`: returns :math:`E[1/S], E[D/S], E[1/S^2], E[D/S^2], E[D^2/S^2]`."""
+    \hat V_1 D`: returns :math:`E[1/S], E[D/S], E[1/S^2], E[D/S^2], E[D^2/S^2]`.
+
+    Closed forms in the Stieltjes transform; when :math:`\hat V_1 D \ll \lambda'` on the
+    whole support (where those forms cancel), a series in the moments of the law."""
     b = vh1 * c_b
-    if b <= 1e-13 * lam_eff:   # no bulk coupling: S is constant
-        m1, m2 = 1.0 + psi2, 1.0  # E x^2, E x under MP(psi2)
-        i0 = 1.0 / lam_eff
-        return i0, c_b * m2 * i0, i0 * i0, c_b * m2 * i0 * i0, c_b**2 * m1 * i0 * i0
+    eps = b / lam_eff
+    if eps * (1.0 + math.sqrt(psi2)) ** 2 < 1e-3:
+        def avg(j, k):
+            tot = sum((-1) ** m * math.comb(k + m - 1, m) * eps**m * _mp_moment(j + m, psi2)
+                      for m in range(_SERIES_TERMS))
+            return c_b**j * tot / lam_eff**k
+        return avg(0, 1), avg(1, 1), avg(0, 2), avg(1, 2), avg(2, 2)
     z = -lam_eff / b
     i0 = float(mp_stieltjes(z, psi2)) / b
     j0 = float(mp_stieltjes_derivative(z, psi2)) / b**2
