@@ -76,8 +76,20 @@ class OneStepResult:
 PRECISIONS = ("float64", "mixed")
 
 
+SECOND_LAYERS = ("gaussian", "rademacher")
+
+
+def _second_layer(init, second_layer):
+    """``(W0, a)`` with ``a`` replaced by ``sign(a)/sqrt(N)`` for ``"rademacher"``."""
+    W0, a = init
+    if second_layer == "rademacher":
+        a = np.sign(a) / np.sqrt(a.size)
+    return W0, a
+
+
 def simulate_one_step(student, teacher, *, d, psi1, psi2, lam, eta, noise=0.0, seed=0,
-                      n_test=None, precision="float64") -> OneStepResult:
+                      n_test=None, precision="float64",
+                      second_layer="gaussian") -> OneStepResult:
     r"""Run the two-stage procedure once and return the empirical prediction risk.
 
     Parameters
@@ -108,6 +120,10 @@ def simulate_one_step(student, teacher, *, d, psi1, psi2, lam, eta, noise=0.0, s
         matrix and the ridge solves stay float64; the random draws are the same).  It is
         about 20% faster; ``benchmarks/`` measures its effect on the risk (far below the
         Monte-Carlo standard error).
+    second_layer : {"gaussian", "rademacher"}
+        ``"gaussian"`` (default): the paper's :math:`a_i \sim N(0, 1/N)`.  ``"rademacher"``:
+        :math:`a_i = \mathrm{sign}(g_i)/\sqrt N` with :math:`g_i` exactly the Gaussian draw of
+        the default, so the same seed gives the same data, :math:`W_0` and signs.
 
     Returns
     -------
@@ -126,6 +142,8 @@ def simulate_one_step(student, teacher, *, d, psi1, psi2, lam, eta, noise=0.0, s
     check_nonnegative("eta", eta)
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}; got {precision!r}")
+    if second_layer not in SECOND_LAYERS:
+        raise ValueError(f"second_layer must be one of {SECOND_LAYERS}; got {second_layer!r}")
     dtype = np.float64 if precision == "float64" else np.float32
     student, teacher = as_student(student), as_teacher(teacher)
     streams = spawn_streams(seed)
@@ -133,7 +151,8 @@ def simulate_one_step(student, teacher, *, d, psi1, psi2, lam, eta, noise=0.0, s
     # their own streams, so a background thread draws them while the step data are drawn
     # and the first step runs (the same numbers as drawing them in turn).
     with numpy_blas_single_threaded(), ThreadPoolExecutor(max_workers=1) as pool:
-        init = pool.submit(init_student, d, N, rng=streams["init"])
+        init = pool.submit(lambda: _second_layer(init_student(d, N, rng=streams["init"]),
+                                                 second_layer))
         ridge_draws = pool.submit(draw_inputs, n, d, noise=noise, rng=streams["ridge"])
         test_blocks = normal_blocks(streams["test"], n_test, d, block=TEST_BLOCK, pool=pool)
         fs = first_step_from_streams(student, teacher, d=d, n=n, N=N, eta=eta, noise=noise,
