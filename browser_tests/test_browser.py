@@ -490,7 +490,7 @@ def _figure_file(page: str, image: dict) -> Path | None:
 # 2).  Strict: once a listed page passes, the test fails until the page is removed from this
 # set, so the list can only shrink.  Empty it at merge (tests/test_figure_style.py has the
 # same list for the chapters' source).
-PENDING_FIGURE_FIXES = {"chapters/04_large_step.html"}
+PENDING_FIGURE_FIXES: set[str] = set()
 
 
 def _figure_pages():
