@@ -16,6 +16,7 @@ from helpers.multi_index import (
     remove_linear_part,
     sample_directions,
     second_layer,
+    single_index,
     subspace_overlap,
 )
 
@@ -176,3 +177,11 @@ def test_errors_name_the_parameter():
     with pytest.raises(ValueError, match="rng must be"):
         second_layer(3, rng=0)
     assert get_activation("relu").mu1 == pytest.approx(0.5)
+
+
+def test_single_index_link_reads_the_first_projection():
+    g = single_index(np.tanh)
+    Z = np.array([[0.5, 9.0], [-1.0, 3.0]])
+    np.testing.assert_allclose(g(Z), np.tanh([0.5, -1.0]))
+    with pytest.raises(ValueError, match="g must be a callable"):
+        single_index("tanh")

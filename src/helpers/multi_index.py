@@ -15,6 +15,7 @@ eq. (2.1) are those of :mod:`helpers.model`; only the labels change.  Several st
 Functions
 ---------
 sample_directions     orthonormal teacher directions B (d x k)
+single_index          the link of a single-index teacher, g(Z) = link(Z[:, 0])
 multi_index_data      inputs and labels y = g(XB) + noise
 second_layer          a fixed second layer, Gaussian or +-1/sqrt(N)
 remove_linear_part    labels minus their empirical mean and linear fit
@@ -54,6 +55,7 @@ __all__ = [
     "subspace_overlap",
     "readout_risk",
     "hermite_alignment",
+    "single_index",
     "SECOND_LAYERS",
 ]
 
@@ -87,6 +89,18 @@ def _labels(X, B, g):
     if y.shape != (X.shape[0],):
         raise ValueError(f"g must map an (n, k) array to shape (n,); got shape {y.shape}")
     return y
+
+
+def single_index(link) -> Callable:
+    r"""The link ``g(Z) = link(Z[:, 0])`` of a single-index teacher :math:`\sigma_*(\langle
+    \theta_1, x\rangle)`, for a scalar ``link`` (which the theory helpers also accept)."""
+    link = _check_link(link)
+
+    def g(Z):
+        return link(np.asarray(Z)[:, 0])
+
+    g.__name__ = f"single_index({getattr(link, '__name__', 'link')})"
+    return g
 
 
 def multi_index_data(n: int, B, g, *, noise: float = 0.0, rng: np.random.Generator):
