@@ -1,0 +1,307 @@
+r"""Multi-index teachers and several gradient steps on fresh batches (chapter 6).
+
+A *k-index* teacher depends on the input only through :math:`k` directions,
+
+.. math::
+
+    f_*(x) = g(B^\top x), \qquad B \in \mathbb{R}^{d\times k},\; B^\top B = I_k,
+
+with :math:`g: \mathbb{R}^k \to \mathbb{R}` (the single-index teacher of Ba et al. (2022) is
+:math:`k = 1`).  The student, its initialisation and the negative gradient :math:`G` of
+eq. (2.1) are those of :mod:`helpers.model`; only the labels change.  Several steps take
+:math:`W_{t+1} = W_t + \eta\sqrt N\,G(W_t)` with a fresh batch of ``n`` samples per step
+(as in Dandi et al., 2023), optionally renormalising every neuron to unit norm.
+
+Functions
+---------
+sample_directions     orthonormal teacher directions B (d x k)
+single_index          the link of a single-index teacher, g(Z) = link(Z[:, 0])
+multi_index_data      inputs and labels y = g(XB) + noise
+second_layer          a fixed second layer, Gaussian or +-1/sqrt(N)
+remove_linear_part    labels minus their empirical mean and linear fit
+gradient_steps        several steps on fresh batches; returns W_0, ..., W_T
+direction_overlaps    RMS cosine between the neurons and each teacher direction
+subspace_overlap      mean fraction of each neuron inside span(B)
+readout_risk          ridge on sigma(X W) with fresh data, prediction risk on fresh points
+hermite_alignment     share of He_j(<beta, x>) inside the span of given vectors
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+from numpy.polynomial import hermite_e
+
+from .model import (
+    _check_matrix,
+    as_student,
+    check_nonnegative,
+    check_positive,
+    check_rng,
+    features,
+    first_step_gradient,
+)
+from .ridge import check_lambdas, ridge_path
+
+__all__ = [
+    "sample_directions",
+    "multi_index_data",
+    "second_layer",
+    "remove_linear_part",
+    "gradient_steps",
+    "direction_overlaps",
+    "subspace_overlap",
+    "readout_risk",
+    "hermite_alignment",
+    "single_index",
+    "SECOND_LAYERS",
+]
+
+SECOND_LAYERS = ("gaussian", "rademacher")
+
+
+def sample_directions(d: int, k: int, *, rng: np.random.Generator) -> np.ndarray:
+    r"""``k`` orthonormal teacher directions, uniform on the Stiefel manifold.
+
+    Returns
+    -------
+    B : ndarray of shape (d, k)
+        :math:`B^\top B = I_k`.
+    """
+    check_positive("d", d, integer=True)
+    check_positive("k", k, integer=True)
+    if k > d:
+        raise ValueError(f"k must be at most d = {d}; got k = {k}")
+    Q, R = np.linalg.qr(check_rng(rng).standard_normal((d, k)))
+    return Q * np.sign(np.diag(R))  # sign fix: the distribution is then uniform
+
+
+def _check_link(g) -> Callable:
+    if not callable(g):
+        raise ValueError(f"g must be a callable of an (n, k) array; got {type(g).__name__}")
+    return g
+
+
+def _labels(X, B, g):
+    y = np.asarray(g(X @ B), dtype=float)
+    if y.shape != (X.shape[0],):
+        raise ValueError(f"g must map an (n, k) array to shape (n,); got shape {y.shape}")
+    return y
+
+
+def single_index(link) -> Callable:
+    r"""The link ``g(Z) = link(Z[:, 0])`` of a single-index teacher :math:`\sigma_*(\langle
+    \theta_1, x\rangle)`, for a scalar ``link`` (which the theory helpers also accept)."""
+    link = _check_link(link)
+
+    def g(Z):
+        return link(np.asarray(Z)[:, 0])
+
+    g.__name__ = f"single_index({getattr(link, '__name__', 'link')})"
+    return g
+
+
+def multi_index_data(n: int, B, g, *, noise: float = 0.0, rng: np.random.Generator):
+    r"""``n`` inputs :math:`x\sim N(0, I_d)` and labels :math:`y = g(B^\top x) + \varepsilon`.
+
+    Parameters
+    ----------
+    n : int
+    B : ndarray of shape (d, k)
+    g : callable
+        Maps ``Z`` of shape (n, k) (the projections ``X @ B``) to shape (n,).
+    noise : float
+        Standard deviation of the Gaussian label noise.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    X : ndarray of shape (n, d)
+    y : ndarray of shape (n,)
+    """
+    check_positive("n", n, integer=True)
+    check_nonnegative("noise", noise)
+    B = _check_matrix("B", B, 2)
+    g = _check_link(g)
+    rng = check_rng(rng)
+    X = rng.standard_normal((n, B.shape[0]))
+    y = _labels(X, B, g)
+    if noise > 0:
+        y = y + noise * rng.standard_normal(n)
+    return X, y
+
+
+def second_layer(width: int, kind: str = "gaussian", *, rng: np.random.Generator):
+    r"""A second layer :math:`a`: i.i.d. :math:`N(0, 1/N)` (``"gaussian"``, Assumption 1 of
+    Ba et al.) or :math:`\pm 1/\sqrt N` with random signs (``"rademacher"``)."""
+    check_positive("width", width, integer=True)
+    if kind not in SECOND_LAYERS:
+        raise ValueError(f"kind must be one of {SECOND_LAYERS}; got {kind!r}")
+    rng = check_rng(rng)
+    if kind == "gaussian":
+        return rng.standard_normal(width) / math.sqrt(width)
+    return rng.choice([-1.0, 1.0], size=width) / math.sqrt(width)
+
+
+def remove_linear_part(X, y):
+    r"""Labels minus their empirical mean and linear part,
+    :math:`y - \bar y - X\hat b` with :math:`\hat b = X^\top y/n` (the estimate of the
+    first Hermite coefficients used by Dandi et al.'s code before a giant step).
+
+    Returns
+    -------
+    y_rest : ndarray of shape (n,)
+    mean : float
+    b : ndarray of shape (d,)
+    """
+    X = _check_matrix("X", X, 2)
+    y = _check_matrix("y", y, 1, (X.shape[0],))
+    mean = float(y.mean())
+    b = X.T @ y / X.shape[0]
+    return y - mean - X @ b, mean, b
+
+
+def gradient_steps(W0, a, student, B, g, *, n: int, steps: int, eta: float,
+                   noise: float = 0.0, normalize: bool = False,
+                   linear_removed: bool = False, rng: np.random.Generator) -> list:
+    r"""Several steps :math:`W_{t+1} = W_t + \eta\sqrt N\,G(W_t)` on the first layer, each on a
+    fresh batch of ``n`` samples; the second layer ``a`` stays fixed.
+
+    Parameters
+    ----------
+    W0 : ndarray of shape (d, N)
+    a : ndarray of shape (N,)
+    student : str, callable or Activation
+    B, g : teacher directions (d, k) and link, as in :func:`multi_index_data`
+    n : int
+        Batch size of every step.
+    steps : int
+        Number of steps T (>= 1).
+    eta : float
+        Learning rate (>= 0) in the book's scaling (``eta = 1``: small step,
+        ``eta = sqrt(N)``: the large step of Ba et al.).
+    noise : float
+        Label-noise standard deviation.
+    normalize : bool
+        Rescale every neuron to unit norm after each step (our choice in chapter 6, which
+        keeps the pre-activations of order one over several large steps).
+    linear_removed : bool
+        Replace each batch's labels by :func:`remove_linear_part` before the step.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    Ws : list of ndarray of shape (d, N)
+        ``[W_0, W_1, ..., W_T]`` (``W_0`` is a copy of the input).
+    """
+    W = _check_matrix("W0", W0, 2).copy()
+    a = _check_matrix("a", a, 1, (W.shape[1],))
+    B = _check_matrix("B", B, 2, (W.shape[0], None))
+    check_positive("steps", steps, integer=True)
+    check_nonnegative("eta", eta)
+    student = as_student(student)
+    rng = check_rng(rng)
+    root_N = math.sqrt(W.shape[1])
+    Ws = [W.copy()]
+    for _ in range(steps):
+        X, y = multi_index_data(n, B, g, noise=noise, rng=rng)
+        if linear_removed:
+            y = remove_linear_part(X, y)[0]
+        W = W + (eta * root_N) * first_step_gradient(X, y, W, a, student)
+        if normalize:
+            W = W / np.linalg.norm(W, axis=0, keepdims=True)
+        Ws.append(W)
+    return Ws
+
+
+def _cosines_sq(W, B):
+    W = _check_matrix("W", W, 2)
+    B = _check_matrix("B", B, 2, (W.shape[0], None))
+    norms = np.linalg.norm(W, axis=0)
+    if np.any(norms == 0):
+        raise ValueError("W has a zero column (a neuron of norm 0); cosines are undefined")
+    return (B.T @ W) ** 2 / norms**2  # (k, N)
+
+
+def direction_overlaps(W, B) -> np.ndarray:
+    r"""Root-mean-square cosine between the neurons (columns of ``W``) and each direction,
+    :math:`m_j = \big(\frac1N\sum_i \cos^2(w_i, \theta_j)\big)^{1/2}`, shape (k,).
+
+    For neurons independent of :math:`B` (e.g. at initialisation) :math:`m_j \approx
+    1/\sqrt d`; a neuron aligned with :math:`\theta_j` contributes 1.
+    """
+    return np.sqrt(_cosines_sq(W, B).mean(axis=1))
+
+
+def subspace_overlap(W, B) -> float:
+    r"""Mean fraction of each neuron's squared norm inside span(B),
+    :math:`\frac1N\sum_i \|B^\top w_i\|^2/\|w_i\|^2` (about k/d for random neurons)."""
+    return float(_cosines_sq(W, B).sum(axis=0).mean())
+
+
+def readout_risk(W, student, B, g, *, n: int, lam, n_test: int,
+                 rng: np.random.Generator, noise: float = 0.0,
+                 linear_removed: bool = False):
+    r"""Ridge on the features :math:`\sigma(\tilde XW)` of ``n`` fresh samples, and its
+    prediction risk :math:`E_x(\hat f(x) - g(B^\top x))^2` on ``n_test`` fresh points.
+
+    With ``linear_removed`` the ridge fits the labels minus their empirical mean and linear
+    fit (:func:`remove_linear_part` on the ridge data), and the prediction adds that fit
+    back, as in Dandi et al.'s code.
+
+    Returns
+    -------
+    risk : ndarray of shape (L,)
+        One value per penalty in ``lam`` (penalty :math:`\lambda\|b\|^2` on the mean squared
+        error, as :func:`helpers.ridge_path`).
+    se : ndarray of shape (L,)
+        Monte-Carlo standard error over the test points.
+    """
+    W = _check_matrix("W", W, 2)
+    B = _check_matrix("B", B, 2, (W.shape[0], None))
+    lam = check_lambdas(lam)
+    check_positive("n_test", n_test, integer=True)
+    student = as_student(student)
+    rng = check_rng(rng)
+    X, y = multi_index_data(n, B, g, noise=noise, rng=rng)
+    mean, b = 0.0, np.zeros(W.shape[0])
+    if linear_removed:
+        y, mean, b = remove_linear_part(X, y)
+    coef = ridge_path(features(X, W, student), y, lam)  # (N, L)
+    Xt = rng.standard_normal((n_test, W.shape[0]))
+    pred = features(Xt, W, student) @ coef + (mean + Xt @ b)[:, None]
+    err = (pred - _labels(Xt, B, g)[:, None]) ** 2
+    return err.mean(axis=0), err.std(axis=0, ddof=1) / math.sqrt(n_test)
+
+
+def hermite_alignment(U, t, degrees) -> np.ndarray:
+    r"""Share of each Hermite polynomial :math:`He_j(t)` (over the samples) that lies in
+    the span of the columns of ``U``: :math:`\|P_U h_j\|^2/\|h_j\|^2` with
+    :math:`h_j = (He_j(t_1), \dots, He_j(t_n))`.
+
+    Parameters
+    ----------
+    U : ndarray of shape (n, r)
+        Orthonormal columns (e.g. left singular vectors of a feature matrix).
+    t : ndarray of shape (n,)
+        The teacher's index :math:`\langle\beta_*, x_i\rangle` of each sample.
+    degrees : sequence of int
+        Degrees j >= 1 (probabilists' Hermite polynomials).
+
+    Returns
+    -------
+    ndarray of shape (len(degrees),), values in [0, 1].
+    """
+    t = _check_matrix("t", t, 1)
+    U = _check_matrix("U", U, 2, (t.shape[0], None))
+    degrees = [int(j) for j in np.atleast_1d(degrees)]
+    if not degrees or min(degrees) < 1:
+        raise ValueError(f"degrees must be integers >= 1; got {degrees}")
+    out = []
+    for j in degrees:
+        h = hermite_e.hermeval(t, [0.0] * j + [1.0])
+        proj = U.T @ h
+        out.append(float(proj @ proj / (h @ h)))
+    return np.array(out)

@@ -1,0 +1,187 @@
+"""k-index teachers, several steps on fresh batches and the overlaps (helpers.multi_index)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from helpers import first_step_gradient, get_activation
+from helpers.model import empirical_loss
+from helpers.multi_index import (
+    direction_overlaps,
+    gradient_steps,
+    hermite_alignment,
+    multi_index_data,
+    readout_risk,
+    remove_linear_part,
+    sample_directions,
+    second_layer,
+    single_index,
+    subspace_overlap,
+)
+
+
+def _staircase(Z):
+    return Z[:, 0] + Z[:, 0] * Z[:, 1]
+
+
+def test_directions_are_orthonormal():
+    B = sample_directions(20, 3, rng=np.random.default_rng(0))
+    assert B.shape == (20, 3)
+    np.testing.assert_allclose(B.T @ B, np.eye(3), atol=1e-12)
+
+
+def test_labels_are_the_link_of_the_projections():
+    rng = np.random.default_rng(1)
+    B = sample_directions(10, 2, rng=rng)
+    X, y = multi_index_data(50, B, _staircase, rng=rng)
+    Z = X @ B
+    np.testing.assert_allclose(y, Z[:, 0] + Z[:, 0] * Z[:, 1])
+
+
+@pytest.mark.parametrize("student", ["tanh", "erf", "softplus"])
+def test_gradient_of_a_two_index_teacher_matches_finite_differences(student):
+    # The student's first-layer gradient with labels from a 2-index teacher, against
+    # central differences of the loss (epsilon 1e-6; smooth students, error ~ eps^2).
+    rng = np.random.default_rng(2)
+    d, N, n = 6, 4, 30
+    B = sample_directions(d, 2, rng=rng)
+    X, y = multi_index_data(n, B, _staircase, noise=0.1, rng=rng)
+    W = rng.standard_normal((d, N)) / math.sqrt(d)
+    a = second_layer(N, rng=rng)
+    G = first_step_gradient(X, y, W, a, student)  # the NEGATIVE gradient
+    eps, num = 1e-6, np.empty_like(W)
+    for i in range(d):
+        for j in range(N):
+            E = np.zeros_like(W)
+            E[i, j] = eps
+            num[i, j] = (empirical_loss(X, y, W + E, a, student)
+                         - empirical_loss(X, y, W - E, a, student)) / (2 * eps)
+    np.testing.assert_allclose(G, -num, rtol=1e-6, atol=1e-9)
+
+
+def test_one_step_of_a_linear_student_by_hand():
+    # sigma(z) = z: f(x) = a^T W^T x / sqrt(N), so G = X^T (y - f) a^T / (n sqrt(N)).
+    rng = np.random.default_rng(3)
+    d, N, n, eta = 5, 3, 40, 0.7
+    B = sample_directions(d, 2, rng=rng)
+    W0 = rng.standard_normal((d, N)) / math.sqrt(d)
+    a = second_layer(N, "rademacher", rng=rng)
+    steps = gradient_steps(W0, a, "linear", B, _staircase, n=n, steps=1, eta=eta,
+                           rng=np.random.default_rng(9))
+    X, y = multi_index_data(n, B, _staircase, rng=np.random.default_rng(9))
+    r = y - X @ W0 @ a / math.sqrt(N)
+    W1 = W0 + eta * math.sqrt(N) * np.outer(X.T @ r, a) / (n * math.sqrt(N))
+    np.testing.assert_allclose(steps[1], W1, atol=1e-12)
+    np.testing.assert_array_equal(steps[0], W0)
+
+
+def test_zero_step_size_changes_nothing_and_normalisation_gives_unit_neurons():
+    rng = np.random.default_rng(4)
+    B = sample_directions(8, 2, rng=rng)
+    W0 = rng.standard_normal((8, 5))
+    a = second_layer(5, rng=rng)
+    Ws = gradient_steps(W0, a, "relu", B, _staircase, n=20, steps=3, eta=0.0, rng=rng)
+    assert len(Ws) == 4 and all(np.array_equal(W, W0) for W in Ws)
+    Ws = gradient_steps(W0, a, "relu", B, _staircase, n=20, steps=2, eta=3.0,
+                        normalize=True, linear_removed=True, rng=rng)
+    np.testing.assert_allclose(np.linalg.norm(Ws[-1], axis=0), 1.0)
+
+
+def test_rademacher_second_layer_has_equal_magnitudes():
+    a = second_layer(64, "rademacher", rng=np.random.default_rng(5))
+    np.testing.assert_allclose(np.abs(a), 1 / 8)
+
+
+def test_overlaps_known_answers():
+    B = np.eye(4)[:, :2]
+    W = np.stack([np.eye(4)[0], 2 * np.eye(4)[1], np.eye(4)[2], np.eye(4)[3]], axis=1)
+    # cos^2 with theta_1: (1, 0, 0, 0); with theta_2: (0, 1, 0, 0)  -> RMS 1/2 each.
+    np.testing.assert_allclose(direction_overlaps(W, B), [0.5, 0.5])
+    assert subspace_overlap(W, B) == pytest.approx(0.5)
+    assert subspace_overlap(B, B) == pytest.approx(1.0)
+
+
+def test_random_neurons_have_overlap_about_one_over_sqrt_d():
+    rng = np.random.default_rng(6)
+    d, N = 400, 2000
+    B = sample_directions(d, 2, rng=rng)
+    m = direction_overlaps(rng.standard_normal((d, N)), B)
+    # m^2 is a mean of N cos^2 with mean 1/d and sd ~ sqrt(2)/d: 5 se = 5 sqrt(2/N)/d.
+    np.testing.assert_allclose(m**2, 1 / d, atol=5 * math.sqrt(2 / N) / d)
+
+
+def test_remove_linear_part_known_answer():
+    # Columns orthogonal to each other and to the constant: the fit is exact.
+    rng = np.random.default_rng(7)
+    n = 32
+    Q, _ = np.linalg.qr(np.column_stack([np.ones(n), rng.standard_normal((n, 3))]))
+    X = math.sqrt(n) * Q[:, 1:]
+    c = np.array([0.5, -1.0, 2.0])
+    rest, mean, b = remove_linear_part(X, X @ c + 3.0)
+    assert mean == pytest.approx(3.0)
+    np.testing.assert_allclose(b, c, atol=1e-12)
+    np.testing.assert_allclose(rest, 0.0, atol=1e-12)
+
+
+def test_readout_of_a_linear_teacher_on_its_own_directions_is_exact():
+    rng = np.random.default_rng(8)
+    d = 10
+    B = sample_directions(d, 2, rng=rng)
+
+    def g(Z):
+        return 2 * Z[:, 0] - Z[:, 1]
+
+    risk, se = readout_risk(B, "linear", B, g, n=200, lam=[1e-10], n_test=500, rng=rng)
+    assert risk[0] < 1e-12 and se[0] < 1e-12
+    # Removing the linear part first leaves nothing to fit: the prediction is the fit.
+    risk, _ = readout_risk(B, "relu", B, g, n=20_000, lam=1e-3, n_test=2000, rng=rng,
+                           linear_removed=True)
+    assert risk[0] < 0.01  # error of the empirical linear fit ~ d/n = 5e-4
+
+
+def test_hermite_alignment_known_answers():
+    t = np.random.default_rng(9).standard_normal(300)
+    h2 = t**2 - 1
+    U = (h2 / np.linalg.norm(h2))[:, None]
+    al = hermite_alignment(U, t, [1, 2])
+    assert al[1] == pytest.approx(1.0)
+    assert al[0] < 0.05  # He_1 and He_2 are orthogonal in L2; sample overlap ~ 1/n
+    full = np.linalg.qr(np.column_stack([t, h2, t**3 - 3 * t]))[0]
+    np.testing.assert_allclose(hermite_alignment(full, t, [1, 2, 3]), 1.0)
+
+
+def test_errors_name_the_parameter():
+    rng = np.random.default_rng(10)
+    B = sample_directions(4, 2, rng=rng)
+    with pytest.raises(ValueError, match="k must be at most d"):
+        sample_directions(3, 4, rng=rng)
+    with pytest.raises(ValueError, match="g must be a callable"):
+        multi_index_data(5, B, 3.0, rng=rng)
+    with pytest.raises(ValueError, match="g must map"):
+        multi_index_data(5, B, lambda Z: Z, rng=rng)
+    with pytest.raises(ValueError, match="kind must be one of"):
+        second_layer(4, "uniform", rng=rng)
+    with pytest.raises(ValueError, match="steps must be"):
+        gradient_steps(np.ones((4, 2)), np.ones(2), "relu", B, _staircase, n=5, steps=0,
+                       eta=1.0, rng=rng)
+    with pytest.raises(ValueError, match="eta must be"):
+        gradient_steps(np.ones((4, 2)), np.ones(2), "relu", B, _staircase, n=5, steps=1,
+                       eta=-1.0, rng=rng)
+    with pytest.raises(ValueError, match="zero column"):
+        direction_overlaps(np.zeros((4, 2)), B)
+    with pytest.raises(ValueError, match="degrees must be"):
+        hermite_alignment(np.ones((3, 1)), np.ones(3), [0])
+    with pytest.raises(ValueError, match="B has shape"):
+        subspace_overlap(np.ones((5, 2)), B)
+    with pytest.raises(ValueError, match="rng must be"):
+        second_layer(3, rng=0)
+    assert get_activation("relu").mu1 == pytest.approx(0.5)
+
+
+def test_single_index_link_reads_the_first_projection():
+    g = single_index(np.tanh)
+    Z = np.array([[0.5, 9.0], [-1.0, 3.0]])
+    np.testing.assert_allclose(g(Z), np.tanh([0.5, -1.0]))
+    with pytest.raises(ValueError, match="g must be a callable"):
+        single_index("tanh")
