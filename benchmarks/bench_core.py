@@ -38,12 +38,12 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from helpers.blas import gram, matmul
+from helpers.model import as_student, as_teacher, problem_sizes, sample_data
 from scipy.linalg import lapack
 from threadpoolctl import threadpool_info, threadpool_limits
 
 import helpers
-from helpers.blas import gram, matmul
-from helpers.model import as_student, as_teacher, problem_sizes, sample_data
 from helpers.ridge import prediction_risk, ridge_path
 from helpers.simulate import default_n_test, simulate_one_step
 

@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 from helpers import get_activation, ridge_path, simulate_one_step
-from helpers.kernels import KERNEL_NAMES, kernel_matrix, kernel_ridge_path, same_data_risks
+from helpers.kernels import KERNEL_NAMES, kernel_matrix
+from helpers.ridge import kernel_ridge_path
+from helpers.simulate import same_data_risks
 
 
 @pytest.fixture

@@ -5,7 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from helpers.ridge import check_lambdas, prediction_risk, ridge_path
+from helpers._validation import check_lambdas
+from helpers.ridge import ridge_path
+from helpers.risk import prediction_risk
 
 LAMBDAS = [1e-4, 1e-2, 0.3, 5.0]
 
@@ -48,7 +50,7 @@ def test_prediction_risk_of_exact_fit_is_zero(rng):
 
 def test_prediction_risk_of_zero_predictor_is_teacher_norm(rng):
     # b = 0 gives E sigma*(z)^2 = mu1*^2 + mu2*^2 for a centred teacher; tolerance 5 se.
-    from helpers.model import as_teacher
+    from helpers.activations import as_teacher
 
     beta = np.array([1.0, 0.0])
     risk, se = prediction_risk(np.ones((2, 3)), np.zeros(3), "tanh", "relu", beta,

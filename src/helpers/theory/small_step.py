@@ -34,10 +34,10 @@ import warnings
 
 import numpy as np
 
-from ..activations import gaussian_expectation
-from ..gaussian_equivalent import solve_effective_penalty
-from ..model import as_student, as_teacher, check_nonnegative, check_positive
-from ..rmt import mp_stieltjes, mp_stieltjes_derivative
+from .._validation import check_nonnegative, check_positive
+from ..activations import as_student, as_teacher, gaussian_expectation
+from .deterministic_equivalent import solve_effective_penalty
+from .rmt import mp_stieltjes, mp_stieltjes_derivative
 
 __all__ = [
     "SmallStepWarning",
