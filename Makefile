@@ -33,7 +33,7 @@ lint: $(STAMP)
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest tests -q -p no:cacheprovider --cov=helpers \
-	  --cov-report=term-missing:skip-covered --cov-fail-under=90
+	  --cov-report=term-missing:skip-covered --cov-fail-under=95
 
 notebooks: $(STAMP)
 	$(BIN)/python -m pytest chapters -v $(NBVAL) -o addopts="" -W ignore::DeprecationWarning
