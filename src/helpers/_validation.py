@@ -44,6 +44,18 @@ def check_choice(name: str, value, allowed):
     return value
 
 
+def check_array(name: str, value, *, positive: bool) -> np.ndarray:
+    """``value`` as a float array (a number or 1-d), every entry finite and > 0 (``positive``)
+    or >= 0."""
+    arr = np.asarray(value, dtype=float)
+    bad = ~np.isfinite(arr) | ((arr <= 0) if positive else (arr < 0))
+    if arr.ndim > 1 or np.any(bad):
+        what = "> 0" if positive else ">= 0"
+        raise ValueError(f"{name} must be a finite number {what} or a 1-d array of them; got "
+                         f"{value!r}")
+    return arr
+
+
 def check_rng(rng) -> np.random.Generator:
     """Return ``rng`` if it is a ``numpy.random.Generator``."""
     if not isinstance(rng, np.random.Generator):
