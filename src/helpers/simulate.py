@@ -35,7 +35,7 @@ from ._validation import (
 from .activations import as_student, as_teacher
 from .data import normal_blocks, sample_data, spawn_streams
 from .feature_maps import features, ge_features
-from .first_step import FirstStep, first_step_from_streams
+from .first_step import FirstStep, first_step_from_streams, run_first_step
 from .kernels import KERNEL_NAMES, kernel_matrix
 from .ridge import kernel_ridge_path, ridge_path
 from .risk import TEST_BLOCK, ge_prediction_risk, prediction_risk
@@ -358,7 +358,8 @@ def spike_measurements(student, teacher, *, d, psi1, psi2, noise=0.0, seed=0,
         :math:`\sqrt N\|G_0\|_F`; ``second`` :math:`\sqrt N s_2(G_0)`; ``W0_op``
         :math:`\|W_0\|`; ``W0_fro`` :math:`\|W_0\|_F`; and ``n``, ``N``.
     """
-    fs = _step_at_init(student, teacher, d=d, psi1=psi1, psi2=psi2, noise=noise, seed=seed)
+    fs = run_first_step(student, teacher, d=d, psi1=psi1, psi2=psi2, eta=0.0, noise=noise,
+                        seed=seed)
     top, u = top_singular_pair(fs.G0)
     out = {"overlap": squared_overlap(u, fs.beta),
            "overlap_A": squared_overlap(fs.X.T @ fs.y, fs.beta)}
@@ -390,13 +391,8 @@ def gradient_singular_values(student, teacher, *, d, psi1, psi2, noise=0.0, seed
     """
     if k is not None:
         check_positive("k", k, integer=True)
-    fs = _step_at_init(student, teacher, d=d, psi1=psi1, psi2=psi2, noise=noise, seed=seed)
+    fs = run_first_step(student, teacher, d=d, psi1=psi1, psi2=psi2, eta=0.0, noise=noise,
+                        seed=seed)
     sv = math.sqrt(fs.N) * singular_values(fs.G0)[:k]
     return [{"index": i + 1, "s": float(s)} for i, s in enumerate(sv)]
 
-
-def _step_at_init(student, teacher, *, d, psi1, psi2, noise, seed) -> FirstStep:
-    d, n, N = problem_sizes(d, psi1, psi2)
-    check_nonnegative("noise", noise)
-    return first_step_from_streams(as_student(student), as_teacher(teacher), d=d, n=n, N=N,
-                                   eta=0.0, noise=noise, streams=spawn_streams(seed))
