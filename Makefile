@@ -8,7 +8,7 @@ NBVAL  := --nbval-lax --nbval-current-env --nbval-cell-timeout=600 -p no:cachepr
 # No progress bars in anything make runs: a built page must carry no stderr output.
 export BOOK_PROGRESS ?= 0
 
-.PHONY: book test unit notebooks build-strict browser lint paper bench bench-chapters clean venv seeds
+.PHONY: book test unit notebooks build-strict browser screenshots lint paper bench bench-chapters clean venv seeds
 
 venv: $(STAMP)
 
@@ -25,7 +25,8 @@ book: $(STAMP)
 	$(JB) build . --all -W -n --keep-going
 
 ## Everything CI checks: lint, unit tests with coverage, nbval over every chapter, strict build,
-## then every built page in headless Chromium (maths, images, outputs, links; needs chromium).
+## then every built page in headless Chromium (maths, images, outputs, links, overflow at
+## 420 px, figure text size, screenshots; needs chromium).
 test: lint unit notebooks build-strict browser
 
 lint: $(STAMP)
@@ -35,15 +36,27 @@ unit: $(STAMP)
 	$(BIN)/python -m pytest tests -q -p no:cacheprovider --cov=helpers \
 	  --cov-report=term-missing:skip-covered --cov-fail-under=95
 
+# The landing page's hidden checks, run as a script (nbval collects only chapters/).
+LANDING = mkdir -p _build && $(BIN)/jupytext --quiet --to py:percent intro.md \
+	  -o _build/intro_check.py && MPLBACKEND=Agg $(BIN)/python _build/intro_check.py
+
 notebooks: $(STAMP)
 	$(BIN)/python -m pytest chapters -v $(NBVAL) -o addopts="" -W ignore::DeprecationWarning
+	$(LANDING)
 
 build-strict: $(STAMP)
 	rm -rf _build/html
 	$(JB) build . --all -W -n --keep-going
 
+## Every built page in the system Chromium through Playwright (1400 and 420 px, light and
+## dark); screenshots of every page in each view go to _build/screenshots.
 browser: $(STAMP)
 	$(BIN)/python -m pytest browser_tests -q -p no:cacheprovider -o addopts=""
+
+## Only the screenshots (of the book already built in _build/html).
+screenshots: $(STAMP)
+	$(BIN)/python -m pytest browser_tests -q -p no:cacheprovider -o addopts="" \
+	  -k test_screenshots_of_every_page
 
 ## The paper's scale (d = 512, 50 runs per point) for every chapter.
 paper: $(STAMP)
@@ -63,10 +76,11 @@ clean:
 	rm -rf _build .pytest_cache .coverage
 
 ## Every chapter's hidden assertions at other seeds (BOOK_SEED = 1, 2, 3): nbval over the
-## chapters once per seed. Not part of `make test`; it takes a few minutes.
+## chapters, and the landing page's checks, once per seed. Not part of `make test`; it takes a few minutes.
 seeds: $(STAMP)
 	@for s in 1 2 3; do \
 	  echo "== BOOK_SEED=$$s"; \
 	  BOOK_SEED=$$s $(BIN)/python -m pytest chapters -q $(NBVAL) -o addopts="" \
 	    -W ignore::DeprecationWarning || exit 1; \
+	  (export BOOK_SEED=$$s; $(LANDING)) || exit 1; \
 	done

@@ -1,28 +1,46 @@
-"""Open every page of the built book in headless Chromium and check what a reader sees.
+"""Open every page of the built book in headless Chromium (Playwright) and check what a reader sees.
 
 Run after the book is built (``make test`` runs it right after the strict build)::
 
     .venv/bin/python -m pytest browser_tests -q
 
-Checks, per page: the maths is typeset by the book's local MathJax (every math element holds
-MathJax output, no MathJax error, no raw TeX delimiters left in the text), every image
-loads in the browser, no cell shows an error, a stderr stream or a warning, and every
-internal link (file and #anchor) resolves.  Screenshots of the landing page (light and dark
-theme) and of one chapter are saved to ``_build/screenshots``.
+Every page is loaded four times: at a desktop width (1400 px) and a phone width (420 px),
+each in the light and the dark theme, and a full-page screenshot of each is saved to
+``_build/screenshots/<page>-<width>-<theme>.png``.  Checks, per page:
+
+- the maths is typeset by the book's local MathJax, loaded once (every math element holds
+  MathJax output, no MathJax error or undefined macro, no raw TeX delimiters in the text);
+- every image loads; no cell shows an error, a stderr stream or a warning; every internal
+  link (file and #anchor) resolves; no MyST source leaks into the page;
+- at 420 px nothing overflows horizontally: the page is no wider than the screen, and every
+  element that sticks out of the screen lies inside a container that scrolls sideways
+  (display maths and wide tables scroll inside themselves); equation numbers are not drawn
+  over their formula;
+- at 1400 px every figure's smallest text renders at >= 11 px:
+  ``MIN_FONT_PT * rendered_width / (72 * natural_width / dpi)``, with the dpi read from the
+  PNG (matplotlib writes it in the pHYs chunk; else the style's ``figure.dpi``) and
+  ``MIN_FONT_PT`` the smallest font size in ``src/helpers/book.mplstyle`` (chapters never
+  set a smaller one, nor a figure size: ``tests/test_figure_style.py`` checks their source);
+- the dark theme is applied when chosen (the theme reads ``localStorage.mode``).
+
+And for the book as a whole: every TOC entry was built, redirects point to built pages, there
+is no second top bar (the theme's search-only navbar), the landing page's title equals the
+sidebar's, no code toggle sits above the landing figure, every link to the repository uses
+``repository.url`` of ``_config.yml``, the reference list is labelled author-year without
+duplicates, and the result boxes of the numbering convention (``paper-result``,
+``book-result``) look different from each other with readable titles in both themes.
 
 Environment: ``BOOK_HTML`` (default ``_build/html``), ``BOOK_SCREENSHOTS`` (default
 ``_build/screenshots``), ``CHROMIUM`` (default: the first of chromium, chromium-browser,
-google-chrome on the PATH).  Pages are rendered from a copy of the site into which a small
-probe script is injected; the built site itself is not modified.
+google-chrome on the PATH; Playwright drives this system browser and downloads none).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
-import subprocess
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -34,31 +52,13 @@ from bs4 import BeautifulSoup
 ROOT = Path(__file__).resolve().parents[1]
 SITE = Path(os.environ.get("BOOK_HTML", ROOT / "_build" / "html"))
 SCREENSHOTS = Path(os.environ.get("BOOK_SCREENSHOTS", ROOT / "_build" / "screenshots"))
+STYLE = ROOT / "src" / "helpers" / "book.mplstyle"
 SKIP_PAGES = {"search.html"}  # the search page is all JavaScript and has no content of ours
-PAGE_TIMEOUT_S = 120
+PAGE_TIMEOUT_MS = 120_000
 
-# Written into the copy of every page: after `load`, wait for MathJax's first typeset, then
-# record which images failed to load, as JSON in <pre id="browser-probe">.
-PROBE = """
-<script>
-window.addEventListener("load", function () {
-  function report(extra) {
-    var imgs = Array.prototype.slice.call(document.images);
-    var broken = imgs.filter(function (i) { return !(i.complete && i.naturalWidth > 0); })
-                     .map(function (i) { return i.getAttribute("src"); });
-    var out = document.createElement("pre");
-    out.id = "browser-probe";
-    out.textContent = JSON.stringify(Object.assign(
-      {images: imgs.length, broken: broken, mathjax: !!window.MathJax}, extra));
-    document.body.appendChild(out);
-  }
-  var mj = window.MathJax && window.MathJax.startup && window.MathJax.startup.promise;
-  (mj || Promise.resolve()).then(function () { report({typeset: !!mj}); },
-                                 function (e) { report({typeset: false, error: String(e)}); });
-});
-</script>
-"""
-
+DESKTOP, PHONE = 1400, 420          # viewport widths (CSS px)
+MIN_FIGURE_TEXT_PX = 11.0           # smallest figure text on a desktop page
+THEMES = ("light", "dark")
 
 _REFRESH = re.compile(r'<meta http-equiv="Refresh" content="0; url=([^"]+)"', re.IGNORECASE)
 
@@ -84,6 +84,76 @@ def _pages() -> tuple[list[str], dict[str, str]]:
 PAGES, REDIRECTS = _pages()
 
 
+def _config() -> dict:
+    return yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+
+
+# --------------------------------------------------------------------------- figure fonts
+
+_FONT_KEYS = ("font.size", "axes.labelsize", "axes.titlesize", "legend.fontsize",
+              "legend.title_fontsize", "xtick.labelsize", "ytick.labelsize",
+              "figure.titlesize", "figure.labelsize")
+
+
+def style_settings(path: Path = STYLE) -> dict[str, str]:
+    """``key: value`` pairs of a matplotlib style file (comments dropped)."""
+    out = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if ":" in line:
+            key, value = line.split(":", 1)
+            out[key.strip()] = value.strip()
+    return out
+
+
+def min_font_pt(path: Path = STYLE) -> float:
+    """The smallest font size (pt) the style sets, named sizes resolved against font.size."""
+    from matplotlib.font_manager import font_scalings
+
+    rc = style_settings(path)
+    base = float(rc.get("font.size", 10.0))
+    sizes = []
+    for key in _FONT_KEYS:
+        value = rc.get(key)
+        if value is None:
+            continue
+        sizes.append(base * font_scalings[value] if value in font_scalings else float(value))
+    if not sizes:
+        raise ValueError(f"{path} sets no font size")
+    return min(sizes)
+
+
+def png_dpi(path: Path) -> float:
+    """Dots per inch of a PNG (pHYs chunk, as matplotlib writes it), else the style's dpi."""
+    from PIL import Image
+
+    with Image.open(path) as image:
+        dpi = image.info.get("dpi")
+    if dpi and dpi[0] > 1:
+        return float(dpi[0])
+    return float(style_settings().get("figure.dpi", 100.0))
+
+
+def smallest_text_px(rendered_width: float, natural_width: float, dpi: float,
+                     font_pt: float) -> float:
+    """Rendered size (CSS px) of ``font_pt`` text in an image drawn ``rendered_width`` wide."""
+    return font_pt * rendered_width / (72.0 * natural_width / dpi)
+
+
+def test_style_font_floor_matches_the_package():
+    """The style file and helpers.plotting.MIN_FONT_PT agree (the chapters rely on both)."""
+    from helpers.plotting import MIN_FONT_PT
+
+    assert min_font_pt() == pytest.approx(MIN_FONT_PT), (min_font_pt(), MIN_FONT_PT)
+
+
+def test_smallest_text_formula():
+    # 10 pt at 110 dpi is 15.3 image pixels; drawn at half its natural width, 7.6 px.
+    assert smallest_text_px(352, 704, 110, 10) == pytest.approx(10 * 110 / 72 / 2)
+
+
+# --------------------------------------------------------------------------- the browser
+
 def _chromium() -> str:
     for name in filter(None, [os.environ.get("CHROMIUM"), "chromium", "chromium-browser",
                               "google-chrome"]):
@@ -94,32 +164,179 @@ def _chromium() -> str:
                 "this) or point $CHROMIUM at the binary")
 
 
-def _run_chromium(args: list[str], profile: Path) -> subprocess.CompletedProcess:
-    cmd = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-           "--disable-dev-shm-usage", "--allow-file-access-from-files",
-           "--no-first-run", "--no-default-browser-check", f"--user-data-dir={profile}",
-           "--virtual-time-budget=20000", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=PAGE_TIMEOUT_S,
-                          check=False)
+# After `load`: wait for MathJax's first typeset (if the page loads MathJax).
+_WAIT_MATHJAX = """
+async () => {
+  const mj = window.MathJax && window.MathJax.startup && window.MathJax.startup.promise;
+  if (!mj) return {mathjax: !!window.MathJax, typeset: false};
+  try { await mj; return {mathjax: true, typeset: true}; }
+  catch (e) { return {mathjax: true, typeset: false, error: String(e)}; }
+}
+"""
+
+# Images: load state and sizes (natural and rendered, CSS px).
+_IMAGES = """
+() => Array.from(document.images).map(i => ({
+  src: i.getAttribute("src") || "",
+  url: i.currentSrc || i.src,
+  ok: i.complete && i.naturalWidth > 0,
+  natural: i.naturalWidth,
+  rendered: i.getBoundingClientRect().width,
+  inArticle: !!i.closest("article.bd-article"),
+}))
+"""
+
+# Horizontal overflow: the page's width, and every visible element that sticks out of the
+# screen without a sideways-scrolling container (inside the screen) to hold it.
+_OVERFLOW = """
+() => {
+  const vw = window.innerWidth;
+  const describe = el => {
+    let s = el.tagName.toLowerCase();
+    if (el.id) s += "#" + el.id;
+    if (el.classList.length) s += "." + Array.from(el.classList).slice(0, 3).join(".");
+    return s;
+  };
+  // The first ancestor that clips (overflow-x not visible), and the first that scrolls.
+  const containers = el => {
+    let clip = null, scroll = null;
+    for (let a = el.parentElement; a && a !== document.documentElement; a = a.parentElement) {
+      const cs = getComputedStyle(a);
+      if (cs.display === "inline" || cs.display === "contents") continue;  // cannot clip
+      if (cs.overflowX === "visible") continue;
+      if (!clip) clip = [a, cs.overflowX];
+      if (cs.overflowX === "auto" || cs.overflowX === "scroll") { scroll = a; break; }
+    }
+    return [clip, scroll];
+  };
+  const out = [];
+  for (const el of document.body.querySelectorAll("*")) {
+    const cs = getComputedStyle(el);
+    if (cs.display === "none" || cs.visibility === "hidden") continue;
+    if (cs.position === "fixed" && cs.opacity === "0") continue;
+    if (cs.clip && cs.clip !== "auto") continue;          // visually hidden (a11y text)
+    if (el.closest("dialog:not([open])")) continue;       // closed dialogs (search, menu)
+    if (el.closest("mjx-assistive-mml")) continue;        // MathJax's hidden MathML copy
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    if (r.left >= -1 && r.right <= vw + 1) continue;
+    const [clip, scroll] = containers(el);
+    if (scroll) {
+      const b = scroll.getBoundingClientRect();
+      if (b.left >= -1 && b.right <= vw + 1) continue;  // scrolls inside a box on screen
+    }
+    const [box, ox] = clip || [null, "visible"];
+    const parent = el.parentElement;
+    if (parent && out.length && out[out.length - 1].el === parent) continue;
+    out.push({el, what: describe(el), left: Math.round(r.left), right: Math.round(r.right),
+              clippedBy: box ? describe(box) + " (overflow-x: " + ox + ")" : null});
+  }
+  return {
+    viewport: vw,
+    scrollWidth: document.scrollingElement.scrollWidth,
+    offenders: out.slice(0, 10).map(o => ({what: o.what, left: o.left, right: o.right,
+                                           clippedBy: o.clippedBy})),
+    count: out.length,
+  };
+}
+"""
+
+# Equation numbers (Sphinx's span.eqno) must not overlap the formula they number.
+_EQNO_OVERLAP = """
+() => {
+  const bad = [];
+  for (const no of document.querySelectorAll("div.math span.eqno")) {
+    const box = no.closest("div.math");
+    const mjx = box && box.querySelector("mjx-container");
+    if (!mjx) continue;
+    const a = no.getBoundingClientRect();
+    const m = mjx.querySelector("mjx-math") || mjx;
+    const b = m.getBoundingClientRect();
+    // the visible part of the formula: clipped to its scrolling container
+    const c = mjx.getBoundingClientRect();
+    const left = Math.max(b.left, c.left), right = Math.min(b.right, c.right);
+    const overlapX = Math.min(a.right, right) - Math.max(a.left, left);
+    const overlapY = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+    if (overlapX > 1 && overlapY > 1) bad.push(no.textContent.trim());
+  }
+  return bad;
+}
+"""
+
+
+@dataclass
+class View:
+    """What one page showed at one width in one theme."""
+
+    probe: dict
+    html: str = ""
+    images: list = field(default_factory=list)
+    overflow: dict = field(default_factory=dict)
+    eqno_overlaps: list = field(default_factory=list)
+    theme: str = ""
+    screenshot: Path | None = None
+
+
+def _screenshot_name(page: str, width: int, theme: str) -> str:
+    stem = page.removesuffix(".html").replace("/", "__")
+    return f"{stem}-{width}-{theme}.png"
 
 
 @pytest.fixture(scope="session")
-def rendered(tmp_path_factory) -> dict[str, BeautifulSoup]:
-    """Every page's DOM after Chromium ran its scripts (MathJax included)."""
+def browser():
     if not PAGES:
         pytest.fail(f"no built book in {SITE}: run `make book` first")
-    copy = tmp_path_factory.mktemp("site") / "html"
-    shutil.copytree(SITE, copy)
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    doms = {}
-    for page in PAGES:
-        path = copy / page
-        html = path.read_text(encoding="utf-8")
-        path.write_text(html.replace("</body>", PROBE + "</body>", 1), encoding="utf-8")
-        proc = _run_chromium(["--dump-dom", path.as_uri()], profile)
-        assert proc.returncode == 0, f"chromium failed on {page}: {proc.stderr[-2000:]}"
-        doms[page] = BeautifulSoup(proc.stdout, "html.parser")
-    return doms
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(
+            executable_path=_chromium(), headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                  "--allow-file-access-from-files", "--hide-scrollbars"])
+        yield chromium
+        chromium.close()
+
+
+def _context(browser, width: int, theme: str):
+    context = browser.new_context(viewport={"width": width, "height": 900},
+                                  device_scale_factor=1, color_scheme=theme)
+    # pydata-sphinx-theme reads the reader's choice from localStorage ("mode").
+    context.add_init_script(f"localStorage.setItem('mode', '{theme}');"
+                            f"localStorage.setItem('theme', '{theme}');")
+    context.set_default_timeout(PAGE_TIMEOUT_MS)
+    return context
+
+
+@pytest.fixture(scope="session")
+def views(browser) -> dict[tuple[str, int, str], View]:
+    """Every page at both widths in both themes (screenshots saved on the way)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for old in SCREENSHOTS.glob("*.png"):
+        old.unlink()
+    out = {}
+    for width in (DESKTOP, PHONE):
+        for theme in THEMES:
+            context = _context(browser, width, theme)
+            page = context.new_page()
+            for name in PAGES:
+                page.goto((SITE / name).as_uri(), wait_until="load")
+                probe = page.evaluate(_WAIT_MATHJAX)
+                page.wait_for_timeout(100)
+                view = View(probe=probe)
+                view.theme = page.evaluate("document.documentElement.dataset.theme || ''")
+                if theme == "light":
+                    view.images = page.evaluate(_IMAGES)
+                    if width == DESKTOP:
+                        view.html = page.content()
+                    else:
+                        view.overflow = page.evaluate(_OVERFLOW)
+                        view.eqno_overlaps = page.evaluate(_EQNO_OVERLAP)
+                shot = SCREENSHOTS / _screenshot_name(name, width, theme)
+                page.screenshot(path=str(shot), full_page=True)
+                view.screenshot = shot
+                out[name, width, theme] = view
+            context.close()
+    return out
 
 
 @cache
@@ -127,11 +344,11 @@ def _source(page: str) -> BeautifulSoup:
     return BeautifulSoup((SITE / page).read_text(encoding="utf-8"), "html.parser")
 
 
-def _probe(dom: BeautifulSoup, page: str) -> dict:
-    node = dom.find(id="browser-probe")
-    assert node is not None, f"{page}: the page's scripts never finished (probe missing)"
-    return json.loads(node.get_text())
+def _rendered(views, page: str) -> BeautifulSoup:
+    return BeautifulSoup(views[page, DESKTOP, "light"].html, "html.parser")
 
+
+# --------------------------------------------------------------------------- the whole book
 
 def test_every_toc_entry_was_built():
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
@@ -148,6 +365,76 @@ def test_redirects_point_to_built_pages(page):
 
 
 @pytest.mark.parametrize("page", PAGES)
+def test_no_second_top_bar(page):
+    """The theme's search-only navbar (navbar_persistent) is switched off in _config.yml."""
+    header = _source(page).find(id="pst-header")
+    assert header is None or not header.get_text(strip=True), \
+        f"{page}: a top navbar is back: {header.get_text(' ', strip=True)[:100]!r}"
+
+
+def test_landing_title_matches_the_sidebar():
+    soup = _source("intro.html")
+    h1 = soup.select_one("article h1")
+    title = _config()["title"]
+    assert h1 is not None
+    assert h1.get_text(strip=True).rstrip("#").strip() == title, (h1.get_text(), title)
+    sidebar = soup.select_one(".navbar-brand")
+    assert sidebar is not None and sidebar.get_text(" ", strip=True) == title, \
+        (sidebar and sidebar.get_text(" ", strip=True), title)
+
+
+def test_no_code_toggle_above_the_landing_figure():
+    article = _source("intro.html").select_one("article.bd-article")
+    figure = article.find("figure")
+    assert figure is not None, "the landing page has no figure"
+    before = []
+    for el in figure.find_all_previous(["details", "div"]):
+        classes = el.get("class") or []
+        if el.name == "details" or "tag_hide-input" in classes or "toggle" in classes:
+            before.append(el.get_text(" ", strip=True)[:60])
+    assert not before, f"code toggles above the landing figure: {before}"
+
+
+def test_every_repository_link_uses_the_configured_url():
+    repo = _config()["repository"]["url"].rstrip("/")
+    slug = repo.removeprefix("https://github.com/")
+    bad = set()
+    for page in PAGES:
+        for a in _source(page).find_all("a", href=True):
+            href = a["href"]
+            if "github.com/" in href or "mybinder.org/v2/gh/" in href:
+                if "github.com/executablebooks" in href:   # the theme's credit link
+                    continue
+                if slug not in href:
+                    bad.add((page, href))
+    assert not bad, f"links to a repository other than {repo}: {sorted(bad)[:5]}"
+
+
+_AUTHOR_YEAR = re.compile(r"^[^\W\d][\w'’ .\-&]+?(?: et al\.)?, (?:\d{4}|n\.d\.)[a-z]?$")
+
+
+def test_reference_list_is_author_year_and_clean():
+    soup = _source("references.html")
+    entries = soup.select("article div.citation, article dl.citation > dt")
+    labels = [e.select_one("span.label") for e in soup.select("article div.citation")]
+    labels = [lab.get_text(strip=True).strip("[]") for lab in labels if lab is not None]
+    if not labels:  # docutils >= 0.18 renders citations as a <dl>
+        labels = [dt.get_text(strip=True).strip("[]") for dt in soup.select("dl.citation > dt")]
+    assert labels, f"no reference entries found ({len(entries)} elements)"
+    bad = [lab for lab in labels if not _AUTHOR_YEAR.match(lab)]
+    assert not bad, f"labels that are not 'Author, year': {bad}"
+    assert "Ba et al., 2022" in labels
+    assert len(set(labels)) == len(labels), f"duplicate labels: {labels}"
+    text = soup.select_one("article").get_text(" ")
+    lower = re.findall(r"\bgaussian\b|\bmarchenko\b|\bboolean\b", text)
+    assert not lower, f"proper names in lower case in the references: {lower}"
+    titles = [dd.get_text(" ", strip=True) for dd in soup.select("dl.citation > dd")]
+    assert len(set(titles)) == len(titles), "an entry appears twice in the reference list"
+
+
+# --------------------------------------------------------------------------- every page
+
+@pytest.mark.parametrize("page", PAGES)
 def test_mathjax_is_the_local_copy_loaded_once(page):
     scripts = [s.get("src", "") for s in _source(page).find_all("script")]
     mathjax = [s for s in scripts if "mathjax" in s.lower()]
@@ -158,9 +445,9 @@ def test_mathjax_is_the_local_copy_loaded_once(page):
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_maths_is_rendered(rendered, page):
-    dom = rendered[page]
-    probe = _probe(dom, page)
+def test_maths_is_rendered(views, page):
+    dom = _rendered(views, page)
+    probe = views[page, DESKTOP, "light"].probe
     maths = dom.select("span.math, div.math")
     if maths:
         assert probe["typeset"], f"{page}: MathJax did not run ({probe})"
@@ -174,7 +461,7 @@ def test_maths_is_rendered(rendered, page):
     body = BeautifulSoup(str(dom.body), "html.parser")
     for tag in body.find_all(["script", "style", "pre", "code", "textarea", "mjx-container"]):
         tag.decompose()
-    for tag in body.select(".highlight, #browser-probe"):
+    for tag in body.select(".highlight"):
         tag.decompose()
     text = body.get_text(" ")
     raw = re.findall(r"\$\$|\\\(|\\\[|\\begin\{|\$[^$\s][^$\n]{0,80}\$", text)
@@ -182,11 +469,74 @@ def test_maths_is_rendered(rendered, page):
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_every_image_loads(rendered, page):
-    probe = _probe(rendered[page], page)
-    assert not probe["broken"], f"{page}: images that did not load: {probe['broken']}"
+def test_every_image_loads(views, page):
+    images = views[page, DESKTOP, "light"].images
+    broken = [i["src"] for i in images if not i["ok"]]
+    assert not broken, f"{page}: images that did not load: {broken}"
     expected = len(_source(page).find_all("img"))
-    assert probe["images"] >= expected, f"{page}: {probe['images']} images, expected {expected}"
+    assert len(images) >= expected, f"{page}: {len(images)} images, expected {expected}"
+
+
+def _figure_file(page: str, image: dict) -> Path | None:
+    url = urlsplit(image["url"])
+    if url.scheme != "file":
+        return None
+    path = Path(unquote(url.path))
+    return path if path.suffix.lower() == ".png" and path.is_file() else None
+
+
+# Chapters whose figures are still drawn wider than the book's widths on this branch (hand-set
+# figsize); their engineers' branches move them to helpers.plotting.subplots (issue 13, item
+# 2).  Strict: once a listed page passes, the test fails until the page is removed from this
+# set, so the list can only shrink.  Empty it at merge (tests/test_figure_style.py has the
+# same list for the chapters' source).
+PENDING_FIGURE_FIXES = {"chapters/04_large_step.html"}
+
+
+def _figure_pages():
+    for page in PAGES:
+        marks = []
+        if page in PENDING_FIGURE_FIXES:
+            marks = [pytest.mark.xfail(strict=True, reason="old chapter, fixed on its own branch")]
+        yield pytest.param(page, marks=marks)
+
+
+@pytest.mark.parametrize("page", list(_figure_pages()))
+def test_figure_text_is_at_least_11px_on_a_desktop_page(views, page):
+    floor_pt = min_font_pt()
+    small = []
+    for image in views[page, DESKTOP, "light"].images:
+        path = _figure_file(page, image)
+        if path is None or not image["inArticle"] or not image["natural"]:
+            continue
+        px = smallest_text_px(image["rendered"], image["natural"], png_dpi(path), floor_pt)
+        if px < MIN_FIGURE_TEXT_PX:
+            small.append(f"{image['src']}: {px:.1f} px (drawn {image['rendered']:.0f} of "
+                         f"{image['natural']} px at {png_dpi(path):.0f} dpi)")
+    assert not small, (f"{page}: figure text below {MIN_FIGURE_TEXT_PX} px at {DESKTOP} px "
+                       f"(smallest font {floor_pt} pt): {small}")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_horizontal_overflow_on_a_phone(views, page):
+    view = views[page, PHONE, "light"]
+    over = view.overflow
+    assert over["scrollWidth"] <= over["viewport"] + 1, \
+        f"{page}: the page is {over['scrollWidth']} px wide at {PHONE} px: {over['offenders']}"
+    assert not over["count"], (f"{page}: {over['count']} elements stick out of the screen at "
+                               f"{PHONE} px without scrolling inside a box: {over['offenders']}")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_equation_numbers_do_not_cover_formulas_on_a_phone(views, page):
+    bad = views[page, PHONE, "light"].eqno_overlaps
+    assert not bad, f"{page}: equation numbers drawn over their formula at {PHONE} px: {bad}"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_dark_theme_is_applied(views, page):
+    assert views[page, DESKTOP, "dark"].theme == "dark"
+    assert views[page, DESKTOP, "light"].theme == "light"
 
 
 _WARNING_TEXT = re.compile(r"\b\w*(Warning|Error)\b\s*:|Traceback \(most recent call last\)")
@@ -230,37 +580,21 @@ def test_internal_links_resolve(page):
     assert not broken, f"{page}: links that do not resolve: {sorted(set(broken))[:10]}"
 
 
-def _screenshot(page: str, name: str, profile: Path, *, dark: bool = False,
-                size: str = "1280,2200") -> Path:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    out = SCREENSHOTS / name
-    out.unlink(missing_ok=True)
-    args = [f"--window-size={size}", f"--screenshot={out}"]
-    if dark:
-        args += ["--force-dark-mode", "--blink-settings=preferredColorScheme=0"]
-    proc = _run_chromium([*args, (SITE / page).as_uri()], profile)
-    assert proc.returncode == 0 and out.is_file(), f"screenshot of {page} failed: {proc.stderr}"
-    assert out.stat().st_size > 20_000, f"{out} looks empty ({out.stat().st_size} bytes)"
-    return out
-
-
-def test_screenshots(tmp_path):
-    """Landing page (light and dark) and the first chapter with a figure, for a human look."""
-    if not PAGES:
-        pytest.fail(f"no built book in {SITE}: run `make book` first")
-    chapters = [p for p in PAGES if p.startswith("chapters/")]
-    with_figure = [p for p in chapters if _source(p).select("figure img, .cell_output img")]
-    chapter = (with_figure or chapters or ["intro.html"])[0]
-    _screenshot("intro.html", "intro.png", tmp_path)
-    _screenshot("intro.html", "intro-dark.png", tmp_path, dark=True)
-    _screenshot(chapter, "chapter.png", tmp_path)
+def test_screenshots_of_every_page(views):
+    """Every page at 1400 and 420 px, light and dark, for a human look."""
+    expected = {_screenshot_name(p, w, t) for p in PAGES for w in (DESKTOP, PHONE)
+                for t in THEMES}
+    saved = {p.name for p in SCREENSHOTS.glob("*.png")}
+    assert expected <= saved, f"missing screenshots: {sorted(expected - saved)[:5]}"
+    small = [n for n in expected if (SCREENSHOTS / n).stat().st_size < 10_000]
+    assert not small, f"screenshots that look empty: {small}"
 
 
 # MyST source that should have been parsed: a directive fence, a role, or a directive option.
 # A backtick inside a backtick fence's title (e.g. a {cite} in a prf title) makes MyST show the
 # whole block, and everything up to the next fence, as a literal code block.
-_LEAKED_SOURCE = re.compile(r"```\{[a-z]|\{(?:prf:[a-z]+|cite|numref|eq|doc)\}`|^:label: ",
-                            re.MULTILINE)
+_LEAKED_SOURCE = re.compile(r"```\{[a-z]|\{(?:prf:[a-z]+|cite|numref|eq|doc)\}`|^:label: |"
+                            r"\{\{ *\w+ *\}\}", re.MULTILINE)
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -270,3 +604,69 @@ def test_no_myst_source_leaks_into_the_page(page):
         tag.decompose()
     leaked = _LEAKED_SOURCE.findall(body.get_text("\n"))
     assert not leaked, f"{page}: unparsed MyST source in the page: {leaked[:5]}"
+
+
+# --------------------------------------------------------------------------- result boxes
+
+# Two sample boxes, written into the landing page as MyST renders a colon-fence admonition
+# with `:class:`, so the book's CSS is checked whether or not a chapter has such a box yet.
+_RESULT_BOXES = """
+() => {
+  const article = document.querySelector("article.bd-article");
+  const make = (cls, title) => {
+    const box = document.createElement("div");
+    box.className = "admonition " + cls;
+    box.innerHTML = '<p class="admonition-title">' + title + '</p><p>Statement.</p>';
+    article.prepend(box);
+    return box;
+  };
+  const boxes = {paper: make("paper-result", "Proposition 2 (Ba et al., 2022): a spike"),
+                 ours: make("book-result", "Proposition 4.1 (ours): parity")};
+  const rgb = s => (s.match(/[\\d.]+/g) || []).slice(0, 3).map(Number);
+  const lum = c => {
+    const [r, g, b] = c.map(v => { v /= 255; return v <= 0.03928 ? v / 12.92
+                                                   : Math.pow((v + 0.055) / 1.055, 2.4); });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const contrast = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
+                               return (x + 0.05) / (y + 0.05); };
+  const out = {};
+  for (const [k, box] of Object.entries(boxes)) {
+    const title = box.querySelector(".admonition-title");
+    const t = getComputedStyle(title), b = getComputedStyle(box);
+    out[k] = {accent: b.borderLeftColor, titleBg: t.backgroundColor, titleColor: t.color,
+              contrast: contrast(rgb(t.color), rgb(t.backgroundColor)),
+              accentContrast: contrast(rgb(b.borderLeftColor),
+                                       rgb(getComputedStyle(document.body).backgroundColor))};
+  }
+  return out;
+}
+"""
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_result_boxes_are_distinct_and_readable(browser, theme):
+    context = _context(browser, DESKTOP, theme)
+    page = context.new_page()
+    page.goto((SITE / "intro.html").as_uri(), wait_until="load")
+    boxes = page.evaluate(_RESULT_BOXES)
+    context.close()
+    paper, ours = boxes["paper"], boxes["ours"]
+    assert paper["accent"] != ours["accent"], boxes
+    assert paper["titleBg"] != ours["titleBg"], boxes
+    for name, box in boxes.items():
+        assert box["contrast"] >= 4.5, f"{theme}: {name} box title contrast {box['contrast']:.1f}"
+        assert box["accentContrast"] >= 3.0, \
+            f"{theme}: {name} box accent contrast {box['accentContrast']:.1f}"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_result_boxes_say_whose_result_they_are(page):
+    """The numbering convention: the paper's boxes cite the paper, the book's say 'ours'."""
+    soup = _source(page)
+    for box in soup.select("div.admonition.paper-result"):
+        title = box.select_one(".admonition-title").get_text(" ", strip=True)
+        assert "Ba et al" in title, f"{page}: paper-result box without the paper: {title!r}"
+    for box in soup.select("div.admonition.book-result"):
+        title = box.select_one(".admonition-title").get_text(" ", strip=True)
+        assert "(ours)" in title, f"{page}: book-result box not marked as ours: {title!r}"
