@@ -1,0 +1,423 @@
+r"""Exact asymptotic risk after one large step (Cui et al. 2024), in the book's conventions.
+
+After one step with :math:`\eta = \tilde\eta\sqrt N` (``eta_scale`` :math:`=\tilde\eta`) and a
+second layer :math:`a_i = \xi_i/\sqrt N`, :math:`\xi_i = \pm 1`, neuron :math:`i` computes
+approximately :math:`\sigma(\sqrt{c_b}\langle w^0_i, x\rangle + r\,\xi_i\kappa)`, with
+:math:`\kappa = \langle v, x\rangle` along the unit spike direction :math:`v` of the step
+(a *spiked random-features* model, :func:`spiked_rf_parameters`):
+
+.. math::
+
+    r = \tilde\eta\,\mu_1\sqrt{\mu_1^{*2} + E y^2/\psi_1},\qquad
+    c_b = 1 + \tilde\eta^2\,E y^2\,E(\sigma' - \mu_1)^2/\psi_1,\qquad
+    \gamma = \langle\beta_*, v\rangle = \mu_1^*/\sqrt{\mu_1^{*2} + E y^2/\psi_1}.
+
+For an odd :math:`\sigma` the signs :math:`\xi_i` are absorbed by :math:`w^0_i\to\xi_i w^0_i`
+and the readout, so the model is the one with a constant second layer studied by Cui et al.
+(2024).  Conditionally on :math:`\kappa` its features are replaced by Gaussian equivalents with
+:math:`\kappa`-dependent coefficients :math:`\mu_0(\kappa), \mu_1(\kappa), \mu_2(\kappa)`, and
+the ridge estimator is described by a replica-symmetric fixed point.  We write that fixed point
+for any :math:`\psi_2 = N/d`:
+
+* :math:`\alpha = n/N = \psi_1/\psi_2`, penalty :math:`\lambda_C = \lambda\psi_1/\psi_2`
+  (the book's :math:`(1/n)\|y-\Phi a\|^2 + (\lambda/N)\|a\|^2` times :math:`n`);
+* the spectral averages are over the Marchenko-Pastur law of :math:`\Omega = c_b W_0^\top W_0`
+  (ratio :math:`\psi_2`), in closed form through its Stieltjes transform;
+* the two directions :math:`W v` and :math:`W\Pi\zeta` along which the spike and the teacher
+  enter carry a factor :math:`\psi_2` (their squared norms are :math:`c_b\psi_2` and
+  :math:`\psi_2 \mathrm{tr}\,\Omega/N`): in :math:`\theta`, in the teacher overlap
+  :math:`\psi_o` and in the spike terms of :math:`q_1, q_2`.  Cui et al.'s public code has
+  :math:`\psi_2 = 1` and omits them.
+
+Only :math:`(V_1, V_2)` solve a nonlinear equation; :math:`(m, \theta)` and :math:`(q_1, q_2)`
+then follow from 2 x 2 linear systems.  All Gaussian integrals use Gauss-Legendre pieces on
+:math:`[-10, 10]`, split at the activations' kinks.
+
+This module imports only the theory side of the package (activations, Marchenko-Pastur law).
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+
+import numpy as np
+
+from ..activations import Activation, gaussian_expectation, get_activation
+from .rmt import mp_stieltjes, mp_stieltjes_derivative
+
+__all__ = [
+    "LargeStepConvergenceError",
+    "spiked_rf_parameters",
+    "conditional_coefficients",
+    "large_step_parts",
+    "large_step_risk",
+]
+
+_L = 10.0              # Gaussian integrals over [-L, L] (tail mass < 2e-23)
+_PIECES = 20           # unit-length pieces
+_NODES = 16            # Gauss-Legendre nodes per piece
+_GL = np.polynomial.legendre.leggauss(_NODES)
+_PHI = 1.0 / math.sqrt(2.0 * math.pi)
+_TOL = 1e-11           # relative accuracy of the (V1, V2) fixed point
+
+
+class LargeStepConvergenceError(RuntimeError):
+    """The (V1, V2) fixed point of :func:`large_step_risk` did not converge."""
+
+
+# --------------------------------------------------------------------------- input checks
+def _activation(name, spec, *, teacher=False) -> Activation:
+    try:
+        return get_activation(spec, center=teacher)
+    except ValueError as err:
+        raise ValueError(f"{name}: {err}") from None
+
+
+def _scalar(name, value, *, positive):
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) \
+            or (value <= 0 if positive else value < 0):
+        what = "> 0" if positive else ">= 0"
+        raise ValueError(f"{name} must be a finite number {what}; got {value!r}")
+    return float(value)
+
+
+def _array(name, value, *, positive):
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.ndim > 1 or arr.size == 0 or not np.all(np.isfinite(arr)) \
+            or np.any(arr <= 0 if positive else arr < 0):
+        what = "> 0" if positive else ">= 0"
+        raise ValueError(f"{name} must be a finite number {what} or a 1-d array of them; "
+                         f"got {value!r}")
+    return arr
+
+
+def _odd_part_norm(act: Activation) -> float:
+    """:math:`E[(\\sigma(z) + \\sigma(-z))^2]/4`, zero exactly for an odd activation."""
+    return gaussian_expectation(lambda z: 0.25 * (act(z) + act(-z)) ** 2, act.kinks)
+
+
+def _check_odd(student: Activation):
+    if _odd_part_norm(student) > 1e-20 * max(1.0, student.second_moment):
+        raise ValueError(
+            f"student must be odd (sigma(-z) = -sigma(z)); got {student.name!r}.  With "
+            "a_i = +-1/sqrt(N) the theory reduces to a spiked random-features model with one "
+            "population of neurons only for an odd student (tanh, erf, linear or an odd "
+            "callable)")
+
+
+# --------------------------------------------------------------------------- quadrature
+def _pieces(bounds):
+    """Gauss-Legendre nodes/weights on consecutive pieces of each row of ``bounds``."""
+    lo, hi = bounds[:, :-1, None], bounds[:, 1:, None]
+    half, mid = 0.5 * (hi - lo), 0.5 * (hi + lo)
+    z = mid + half * _GL[0][None, None, :]
+    w = half * _GL[1][None, None, :]
+    return z.reshape(bounds.shape[0], -1), w.reshape(bounds.shape[0], -1)
+
+
+def _gauss_rows(loc, scale, kinks):
+    """Nodes ``z`` (M, P) and weights (Gaussian density included) to integrate
+    :math:`E f(loc_j + scale\\,z)` for each row, the pieces split where the argument hits a
+    kink."""
+    grid = np.linspace(-_L, _L, _PIECES + 1)
+    cuts = [np.broadcast_to(grid, (loc.size, grid.size))]
+    if kinks and scale > 0:
+        cuts.append(np.clip((np.asarray(kinks)[None, :] - loc[:, None]) / scale, -_L, _L))
+    bounds = np.sort(np.concatenate(cuts, axis=1), axis=1)
+    z, w = _pieces(bounds)
+    return z, w * np.exp(-0.5 * z * z) * _PHI
+
+
+def _outer_nodes(breaks=()):
+    """Nodes and weights (density included) for :math:`E_\\kappa`, :math:`\\kappa\\sim N(0,1)`."""
+    pts = np.unique(np.concatenate([np.linspace(-_L, _L, _PIECES + 1),
+                                    [b for b in breaks if -_L < b < _L]]))
+    k, w = _pieces(pts[None, :])
+    return k[0], w[0] * np.exp(-0.5 * k[0] ** 2) * _PHI
+
+
+def _moments_along(act: Activation, loc, scale):
+    """:math:`(E f, E zf, E f^2)` of :math:`f = act(loc + scale\\,z)` for each ``loc``."""
+    z, w = _gauss_rows(loc, scale, act.kinks)
+    f = act(loc[:, None] + scale * z)
+    return (f * w).sum(1), (z * f * w).sum(1), (f * f * w).sum(1)
+
+
+# --------------------------------------------------------------------------- parameters
+def _step_constants(student: Activation, teacher: Activation, psi1, noise):
+    ey2 = teacher.second_moment + noise**2
+    s2 = gaussian_expectation(lambda z: (student.derivative(z) - student.mu1) ** 2,
+                              student.kinks)
+    length = math.sqrt(teacher.mu1**2 + ey2 / psi1)
+    return ey2, s2, length
+
+
+def spiked_rf_parameters(student, teacher, *, psi1, eta_scale, noise=0.0):
+    r"""The spiked random-features parameters :math:`(r, c_b, \gamma)` after one large step.
+
+    With :math:`\eta = \tilde\eta\sqrt N` and :math:`a_i = \xi_i/\sqrt N`, neuron :math:`i`
+    after the step is :math:`w^1_i \approx w^0_i + b_i + \xi_i r v`, with :math:`v` the unit
+    direction of :math:`X^\top y`, :math:`\|w^0_i + b_i\|^2 \to c_b` and
+    :math:`\gamma = \langle\beta_*, v\rangle` (see the module docstring for the formulas).
+
+    Parameters
+    ----------
+    student, teacher : str, callable or Activation
+    psi1 : float
+        :math:`n/d` of the step's batch (> 0).
+    eta_scale : float or 1-d array
+        :math:`\tilde\eta = \eta/\sqrt N` (>= 0).
+    noise : float
+        Label-noise standard deviation (>= 0).
+
+    Returns
+    -------
+    r, c_b : float or ndarray (the shape of ``eta_scale``)
+    gamma : float
+    """
+    s = _activation("student", student)
+    t = _activation("teacher", teacher, teacher=True)
+    psi1 = _scalar("psi1", psi1, positive=True)
+    noise = _scalar("noise", noise, positive=False)
+    eta = _array("eta_scale", eta_scale, positive=False)
+    ey2, s2, length = _step_constants(s, t, psi1, noise)
+    r = eta * s.mu1 * length
+    cb = 1.0 + eta**2 * ey2 * s2 / psi1
+    gamma = t.mu1 / length
+    if eta.ndim == 0:
+        return float(r), float(cb), float(gamma)
+    return r, cb, float(gamma)
+
+
+def conditional_coefficients(student, kappa, *, r, c_b):
+    r"""The conditional Gaussian-equivalent coefficients of :math:`\sigma(r\kappa +
+    \sqrt{c_b}z)` given :math:`\kappa`:
+
+    :math:`\mu_0(\kappa) = E\sigma`, :math:`\mu_1(\kappa) = E[z\sigma]/\sqrt{c_b}`
+    (:math:`= E\sigma'`), :math:`\mu_2^2(\kappa) = E\sigma^2 - \mu_0^2 - c_b\mu_1^2`.
+
+    Returns three arrays of the shape of ``kappa`` (the third is :math:`\mu_2^2`).
+    """
+    act = _activation("student", student)
+    r = _scalar("r", r, positive=False)
+    c_b = _scalar("c_b", c_b, positive=True)
+    k = np.asarray(kappa, dtype=float)
+    sb = math.sqrt(c_b)
+    m0, m1, m2 = _moments_along(act, r * k.reshape(-1), sb)
+    m1 = m1 / sb
+    mu2sq = np.maximum(m2 - m0**2 - c_b * m1**2, 0.0)
+    return m0.reshape(k.shape), m1.reshape(k.shape), mu2sq.reshape(k.shape)
+
+
+# --------------------------------------------------------------------------- MP averages
+def _mp_moment(m: int, ratio: float) -> float:
+    """:math:`E x^m` under MP(ratio), unit variance (Narayana polynomials)."""
+    if m == 0:
+        return 1.0
+    return sum(ratio**k / (k + 1) * math.comb(m, k) * math.comb(m - 1, k) for k in range(m))
+
+
+_SERIES_TERMS = 10
+
+
+def _mp_averages(lam_eff, vh1, c_b, psi2):
+    r"""Averages over :math:`D \sim c_b\,\mathrm{MP}(\psi_2)` with :math:`S = \lambda' +
+    \hat V_1 D`: returns :math:`E[1/S], E[D/S], E[1/S^2], E[D/S^2], E[D^2/S^2]`.
+
+    Closed forms in the Stieltjes transform; when :math:`\hat V_1 D \ll \lambda'` on the
+    whole support (where those forms cancel), a series in the moments of the law."""
+    b = vh1 * c_b
+    eps = b / lam_eff
+    if eps * (1.0 + math.sqrt(psi2)) ** 2 < 1e-3:
+        def avg(j, k):
+            tot = sum((-1) ** m * math.comb(k + m - 1, m) * eps**m * _mp_moment(j + m, psi2)
+                      for m in range(_SERIES_TERMS))
+            return c_b**j * tot / lam_eff**k
+        return avg(0, 1), avg(1, 1), avg(0, 2), avg(1, 2), avg(2, 2)
+    z = -lam_eff / b
+    i0 = float(mp_stieltjes(z, psi2)) / b
+    j0 = float(mp_stieltjes_derivative(z, psi2)) / b**2
+    i1 = (1.0 - lam_eff * i0) / vh1
+    j1 = (i0 - lam_eff * j0) / vh1
+    j2 = (i1 - lam_eff * j1) / vh1
+    return i0, i1, j0, j1, j2
+
+
+# --------------------------------------------------------------------------- the solve
+class _Point:
+    """Tables over the outer nodes for one eta_scale (independent of lambda)."""
+
+    def __init__(self, student, teacher, *, r, c_b, gamma):
+        rho = math.sqrt(max(1.0 - gamma * gamma, 0.0))
+        breaks = [kk / gamma for kk in teacher.kinks] if gamma > 0 else []
+        self.k, self.w = _outer_nodes(breaks)
+        self.M0, self.M1, self.M2 = conditional_coefficients(student, self.k, r=r, c_b=c_b)
+        if rho > 0:
+            h, h1, hh = _moments_along(teacher, gamma * self.k, rho)
+        else:
+            f = teacher(self.k)
+            h, h1, hh = f, np.zeros_like(f), f * f
+        self.H, self.H1, self.HH = h, h1, hh
+        self.c_b = c_b
+
+
+def _solve_V(P: _Point, alpha, lam_eff, psi2):
+    """The 2-d fixed point (V1, V2) <-> (Vh1, Vh2)."""
+    A1, A2, w = P.M1**2, P.M2, P.w
+
+    def hats(V):
+        g = w / (1.0 + A1 * V[0] + A2 * V[1])
+        return alpha * np.dot(g, A1), alpha * np.dot(g, A2)
+
+    def entropic(vh):
+        i0, i1, *_ = _mp_averages(lam_eff + vh[1], vh[0], P.c_b, psi2)
+        return np.array([i1, i0])
+
+    V = entropic((0.0, 0.0))
+    for _ in range(2000):
+        new = entropic(hats(V))
+        err = np.max(np.abs(new - V) / np.maximum(np.abs(new), 1e-300))
+        V = 0.5 * (V + new) if err > 1e-3 else new
+        if err < _TOL:
+            return V, hats(V)
+    # the plain iteration can be slow when lambda is tiny: finish with a root finder
+    from scipy import optimize
+
+    sol = optimize.root(lambda x: entropic(hats(np.exp(x))) / np.exp(x) - 1.0, np.log(V),
+                        method="hybr", tol=1e-14)
+    V = np.exp(sol.x)
+    res = np.max(np.abs(entropic(hats(V)) / V - 1.0))
+    if not np.isfinite(res) or res > 1e-9:
+        raise LargeStepConvergenceError(
+            f"the (V1, V2) fixed point did not converge (relative residual {res:.1e}) at "
+            f"lambda_C = {lam_eff:g}, alpha = {alpha:g}, psi2 = {psi2:g}; try a larger lam")
+    return V, hats(V)
+
+
+def _solve(P: _Point, *, alpha, lam_eff, psi2, noise):
+    (V1, V2), (vh1, vh2) = _solve_V(P, alpha, lam_eff, psi2)
+    k, w, M0, M1, M2 = P.k, P.w, P.M0, P.M1, P.M2
+    Vk = M1**2 * V1 + M2 * V2
+    g = w / (1.0 + Vk)
+    i0, i1, j0, j1, j2 = _mp_averages(lam_eff + vh2, vh1, P.c_b, psi2)
+    T = P.c_b * psi2 * V2            # theta = T * theta_hat     (psi2: |W v|^2 = c_b psi2)
+    # (m, theta): m unpenalised (the feature mean has norm sqrt(N)), theta linear
+    a11 = np.dot(g, M0 * M0)
+    if a11 > 1e-14 * max(1.0, np.dot(g, M1 * M1)):
+        A = np.array([[a11, np.dot(g, M0 * M1 * k)],
+                      [alpha * T * np.dot(g, k * M1 * M0),
+                       1.0 + alpha * T * np.dot(g, (k * M1) ** 2)]])
+        b = np.array([np.dot(g, M0 * P.H), alpha * T * np.dot(g, k * M1 * P.H)])
+        m, theta = np.linalg.solve(A, b)
+    else:   # mu0(kappa) = 0: no mean direction (eta = 0 with an odd student)
+        m = 0.0
+        theta = (alpha * T * np.dot(g, k * M1 * P.H)
+                 / (1.0 + alpha * T * np.dot(g, (k * M1) ** 2)))
+    c = M0 * m + M1 * k * theta
+    th_hat = alpha * np.dot(g, k * M1 * (P.H - c))
+    ps_hat = alpha * np.dot(g, M1 * P.H1)
+    psi_o = ps_hat * psi2 * i1      # psi2: |W Pi zeta|^2 -> psi2 tr(Omega)/N
+    # (q1, q2): q_hat = a0 + A q and q = B q_hat + b0
+    base = P.HH + noise**2 + c * c - 2.0 * c * P.H - 2.0 * M1 * psi_o * P.H1
+    g2 = w / (1.0 + Vk) ** 2
+    a0 = alpha * np.array([np.dot(g2, M1**2 * base), np.dot(g2, M2 * base)])
+    Aq = alpha * np.array([[np.dot(g2, M1**4), np.dot(g2, M1**2 * M2)],
+                           [np.dot(g2, M1**2 * M2), np.dot(g2, M2 * M2)]])
+    B = np.array([[j2, j1], [j1, j0]])
+    b0 = np.array([th_hat**2 * P.c_b * psi2 * j1 + ps_hat**2 * psi2 * j2,
+                   th_hat**2 * P.c_b * psi2 * j0 + ps_hat**2 * psi2 * j1])
+    q1, q2 = np.linalg.solve(np.eye(2) - B @ Aq, B @ a0 + b0)
+    risk = np.dot(w, P.HH + c * c - 2.0 * c * P.H - 2.0 * M1 * psi_o * P.H1
+                  + M1**2 * q1 + M2 * q2)
+    return dict(risk=float(risk), m=float(m), theta=float(theta), psi_o=float(psi_o),
+                q1=float(q1), q2=float(q2), V1=float(V1), V2=float(V2))
+
+
+def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0) -> dict:
+    r"""The risk and the order parameters of :func:`large_step_risk`.
+
+    Returns a dict of arrays broadcast over ``eta_scale`` and ``lam`` with keys ``risk``,
+    ``m``, ``theta``, ``psi_o``, ``q1``, ``q2``, ``V1``, ``V2``, ``r``, ``c_b`` and the float
+    ``gamma``.
+    """
+    s = _activation("student", student)
+    t = _activation("teacher", teacher, teacher=True)
+    psi1 = _scalar("psi1", psi1, positive=True)
+    psi2 = _scalar("psi2", psi2, positive=True)
+    noise = _scalar("noise", noise, positive=False)
+    lam = _array("lam", lam, positive=True)
+    eta = _array("eta_scale", eta_scale, positive=False)
+    _check_odd(s)
+    eta_b, lam_b = np.broadcast_arrays(eta, lam)
+    r, cb, gamma = spiked_rf_parameters(s, t, psi1=psi1, eta_scale=np.unique(eta_b),
+                                        noise=noise)
+    alpha = psi1 / psi2
+    keys = ("risk", "m", "theta", "psi_o", "q1", "q2", "V1", "V2", "r", "c_b")
+    out = {key: np.empty(eta_b.shape) for key in keys}
+    points = {}
+    for idx in np.ndindex(eta_b.shape):
+        e = float(eta_b[idx])
+        if e not in points:
+            j = int(np.searchsorted(np.unique(eta_b), e))
+            points[e] = (_Point(s, t, r=float(r[j]), c_b=float(cb[j]), gamma=gamma),
+                         float(r[j]), float(cb[j]))
+        P, rj, cj = points[e]
+        res = _solve(P, alpha=alpha, lam_eff=float(lam_b[idx]) * alpha, psi2=psi2,
+                     noise=noise)
+        res.update(r=rj, c_b=cj)
+        for key in keys:
+            out[key][idx] = res[key]
+    out["gamma"] = gamma
+    return out
+
+
+def large_step_risk(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0):
+    r"""Asymptotic prediction risk of ridge on the features after one large step.
+
+    The limit :math:`n, d, N\to\infty` with :math:`n/d = \psi_1` samples in each stage,
+    :math:`N/d = \psi_2` neurons, step :math:`\eta = \tilde\eta\sqrt N` (``eta_scale``
+    :math:`=\tilde\eta`) from :math:`W_0` with a second layer :math:`a_i = \pm 1/\sqrt N`, then
+    ridge :math:`\frac1n\|y-\Phi a\|^2 + \frac{\lambda}{N}\|a\|^2` on fresh data.  Computed
+    from the spiked random-features model and its conditional Gaussian equivalent (Cui et
+    al. 2024), with Marchenko-Pastur integrals in closed form (see the module docstring for
+    the factors :math:`\psi_2` that differ from their code).
+
+    ``eta_scale = 0`` gives the random-features risk (``mei_montanari_risk``).  The map is not
+    continuous there when :math:`\mu_1\mu_1^* \ne 0`: for any :math:`\tilde\eta > 0` the
+    direction :math:`\kappa` enters the features through :math:`\mu_0(\kappa)`, which the
+    unpenalised mean direction of the readout fits for free.
+
+    Parameters
+    ----------
+    student : str, callable or Activation
+        An odd activation (raises ``ValueError`` otherwise; see the module docstring).
+    teacher : str, callable or Activation
+        The teacher link (centred, as everywhere in the book).
+    psi1, psi2 : float
+        :math:`n/d` and :math:`N/d`, > 0.
+    lam : float or 1-d array
+        Ridge penalties (> 0) in the book's scaling.
+    eta_scale : float or 1-d array
+        :math:`\tilde\eta = \eta/\sqrt N \ge 0`; broadcasts against ``lam``.
+    noise : float
+        Label-noise standard deviation in both stages (>= 0); the risk excludes it.
+
+    Returns
+    -------
+    float or ndarray
+        A float when ``lam`` and ``eta_scale`` are scalars, else the broadcast array.
+
+    Raises
+    ------
+    ValueError
+        For bad input (names the parameter).
+    LargeStepConvergenceError
+        (a ``RuntimeError``) when the fixed point does not converge.
+    """
+    risk = large_step_parts(student, teacher, psi1=psi1, psi2=psi2, lam=lam,
+                            eta_scale=eta_scale, noise=noise)["risk"]
+    return float(risk) if risk.ndim == 0 else risk
