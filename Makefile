@@ -34,7 +34,7 @@ lint: $(STAMP)
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest tests -q -p no:cacheprovider --cov=helpers \
-	  --cov-report=term-missing:skip-covered --cov-fail-under=90
+	  --cov-report=term-missing:skip-covered --cov-fail-under=95
 
 # The landing page's hidden checks, run as a script (nbval collects only chapters/).
 LANDING = mkdir -p _build && $(BIN)/jupytext --quiet --to py:percent intro.md \

@@ -8,14 +8,14 @@ teacher, noise 0.25, default n_test = n.  In one process, back to back, it measu
    on this machine (X W0, the gradient's X^T M, X~ W1, the Gram matrix F^T F, the test
    features, one N x N decomposition: the tridiagonal reduction the run uses), each timed
    alone with the same shapes and dtypes, through NumPy's BLAS and through SciPy's (the
-   pip wheels bundle one each; the run uses SciPy's, see ``helpers.blas``): the faster
-   of the two counts, so the bound is the stricter one.  Each library's products are
-   timed together after a pause (``POOL_SLEEP_S``), so that they do not compete with the
-   other library's idle-spinning threads;
+   pip wheels bundle one each; the run multiplies with NumPy and solves with SciPy's
+   LAPACK): the faster of the two counts, so the bound is the stricter one.  Each
+   library's products are timed together after a pause (``POOL_SLEEP_S``), so that they
+   do not compete with the other library's idle-spinning threads;
 2. the ratio to a plain baseline on the same features: scikit-learn ``Ridge(alpha=n lam,
    fit_intercept=False)`` fitted once per lambda, test features computed once;
 3. peak memory of one run (a fresh process; max RSS and the arrays' tracemalloc peak);
-4. a parallel sweep (joblib + threadpoolctl) against a serial one;
+4. a parallel sweep (joblib, loky workers with capped BLAS) against a serial one;
 5. the accuracy of float32 where the core allows it, against float64;
 6. ``helpers.theory.small_step_risk`` for 100 values of eta, when it exists.
 
@@ -38,13 +38,15 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from scipy.linalg import blas as fblas
 from scipy.linalg import lapack
 from threadpoolctl import threadpool_info, threadpool_limits
 
 import helpers
-from helpers.blas import gram, matmul
-from helpers.model import as_student, as_teacher, problem_sizes, sample_data
-from helpers.ridge import prediction_risk, ridge_path
+from helpers.activations import as_student, as_teacher
+from helpers.data import problem_sizes, sample_data, spawn_streams
+from helpers.ridge import ridge_path
+from helpers.risk import prediction_risk
 from helpers.simulate import default_n_test, simulate_one_step
 
 HERE = Path(__file__).resolve().parent
@@ -67,6 +69,25 @@ def best_of(fn, repeat: int) -> float:
 
 
 # --------------------------------------------------------------------------- 1. the bound
+def _fortran(M):
+    """``(array, trans)`` with ``op(array) = M.T`` and ``array`` F-contiguous (no copy)."""
+    return (M.T, False) if M.flags.c_contiguous else (M, True)
+
+
+def matmul(A, B):
+    """``A @ B`` through SciPy's BLAS (gemm), as a C-ordered array."""
+    gemm = fblas.sgemm if A.dtype == np.float32 else fblas.dgemm
+    a, ta = _fortran(B)
+    b, tb = _fortran(A)
+    return gemm(1.0, a, b, trans_a=ta, trans_b=tb).T
+
+
+def gram(F):
+    """Lower triangle of ``F^T F`` through SciPy's BLAS (syrk)."""
+    a, trans = _fortran(F)
+    return fblas.dsyrk(1.0, a, trans=int(not trans), lower=1)
+
+
 def bound_parts(d, n, N, n_test, *, mixed: bool, rng) -> dict:
     """Callables for the run's essential products, on random matrices of the run's shapes."""
     f32 = np.float32 if mixed else np.float64
@@ -110,16 +131,15 @@ def stage_inputs(seed):
     """The run's data, step and ridge features, rebuilt from the same random streams."""
     d, n, N = problem_sizes(SETTING["d"], SETTING["psi1"], SETTING["psi2"])
     res = simulate_one_step(STUDENT, TEACHER, lam=LAMBDAS, seed=seed, **SETTING)
-    rngs = np.random.default_rng(seed).spawn(5)
     Xr, yr = sample_data(n, res.beta, as_teacher(TEACHER), noise=SETTING["noise"],
-                         rng=rngs[3])
+                         rng=spawn_streams(seed)["ridge"])
     F = as_student(STUDENT)(Xr @ res.W1)
     return res, F, yr, n
 
 
 def fast_stage(res, F, yr, n_test, seed):
     B = ridge_path(F, yr, LAMBDAS)
-    rng_test = np.random.default_rng(seed).spawn(5)[4]
+    rng_test = spawn_streams(seed)["test"]
     return prediction_risk(res.W1, B, STUDENT, TEACHER, res.beta, n_test=n_test,
                            rng=rng_test)[0]
 
@@ -130,7 +150,7 @@ def baseline_stage(res, F, yr, n_test, seed):
 
     n = F.shape[0]
     models = [Ridge(alpha=n * lam, fit_intercept=False).fit(F, yr) for lam in LAMBDAS]
-    rng_test = np.random.default_rng(seed).spawn(5)[4]
+    rng_test = spawn_streams(seed)["test"]
     Xt = rng_test.standard_normal((n_test, res.W1.shape[0]))
     Ft = as_student(STUDENT)(Xt @ res.W1)
     target = as_teacher(TEACHER)(Xt @ res.beta)
@@ -141,9 +161,9 @@ def step_and_features(seed):
     """The float64 step and ridge features (shared by the baseline's full run)."""
     d, n, N = problem_sizes(SETTING["d"], SETTING["psi1"], SETTING["psi2"])
     st, te = as_student(STUDENT), as_teacher(TEACHER)
-    fs = helpers.model.run_first_step(st, te, seed=seed, **SETTING)
-    rngs = np.random.default_rng(seed).spawn(5)
-    Xr, yr = sample_data(n, fs.beta, te, noise=SETTING["noise"], rng=rngs[3])
+    fs = helpers.run_first_step(st, te, seed=seed, **SETTING)
+    Xr, yr = sample_data(n, fs.beta, te, noise=SETTING["noise"],
+                         rng=spawn_streams(seed)["ridge"])
     return fs, st(Xr @ fs.W1), yr
 
 
@@ -192,8 +212,9 @@ def sweep_speedup(repeat: int) -> dict:
              for i, p in enumerate(grid["psi1"]) for r in range(runs)]
     t_serial = best_of(lambda: helpers.sweep(_sweep_run, grid, n_jobs=1, **kw), repeat)
     t_par = best_of(lambda: helpers.sweep(_sweep_run, grid, n_jobs=-1, **kw), repeat)
-    workers, blas = helpers.experiments.worker_plan(-1, len(tasks))
     cores = helpers.config.cpu_count()
+    workers = min(cores, len(tasks))
+    blas = max(1, cores // workers)  # what joblib's loky backend gives each worker
     with warnings.catch_warnings(), parallel_config(backend="loky", inner_max_num_threads=cores):
         warnings.simplefilter("ignore")
         t_over = best_of(lambda: Parallel(n_jobs=workers)(
@@ -206,16 +227,16 @@ def sweep_speedup(repeat: int) -> dict:
 # --------------------------------------------------------------------------- 5. accuracy
 def _float32_ridge_risk(res, seed, lam):
     """Risk when the Gram matrix and its solves are float32 too (what we do not ship)."""
-    rngs = np.random.default_rng(seed).spawn(5)
+    rngs = spawn_streams(seed)
     Xr, yr = sample_data(res.n, res.beta, as_teacher(TEACHER), noise=SETTING["noise"],
-                         rng=rngs[3])
+                         rng=rngs["ridge"])
     F = as_student(STUDENT)(Xr @ res.W1).astype(np.float32)
     n32 = np.float32(res.n)
     s, V = np.linalg.eigh(F.T @ F / n32)
     c = V.T @ (F.T @ yr.astype(np.float32) / n32)
     B = V @ (c[:, None] / (s[:, None] + lam.astype(np.float32)[None, :]))
     return prediction_risk(res.W1, B.astype(float), STUDENT, TEACHER, res.beta,
-                           n_test=default_n_test(res.n), rng=rngs[4])[0]
+                           n_test=default_n_test(res.n), rng=rngs["test"])[0]
 
 
 def float32_accuracy(seeds=(0, 1, 2)) -> dict:
@@ -431,7 +452,7 @@ def report(r: dict, out: Path) -> None:
             f"| sweep of {sw['tasks']} runs (d = 256), serial, all BLAS threads | "
             f"{_fmt(sw['serial_s'])} | | |",
             f"| same, {sw['workers']} workers x {sw['blas_per_worker']} BLAS thread "
-            f"(threadpoolctl) | {_fmt(sw['parallel_s'])} | | |",
+            f"(joblib loky) | {_fmt(sw['parallel_s'])} | | |",
             f"| same, {sw['workers']} workers, BLAS threads not limited | "
             f"{_fmt(sw['parallel_unlimited_blas_s'])} | | |",
             f"| parallel speed-up (serial / limited workers) | {sw['speedup']:.2f}x | | |",

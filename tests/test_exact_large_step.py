@@ -109,12 +109,12 @@ _GL400 = np.polynomial.legendre.leggauss(400)
 
 def _mp_average(fn, c_b, ratio):
     """E fn(D), D = c_b * MP(ratio), by Gauss-Legendre on the density (+ the atom)."""
-    lo, hi = helpers.rmt.mp_support(ratio)
+    lo, hi = helpers.theory.rmt.mp_support(ratio)
     u, w = _GL400
     th = 0.5 * math.pi * (u + 1)            # x = mid + half cos(theta) removes the edges
     x = 0.5 * (lo + hi) + 0.5 * (hi - lo) * np.cos(th)
-    dens = helpers.rmt.mp_density(x, ratio) * 0.5 * (hi - lo) * np.sin(th) * 0.5 * math.pi
-    return np.sum(w * dens * fn(c_b * x)) + helpers.rmt.mp_atom(ratio) * fn(0.0)
+    dens = helpers.theory.rmt.mp_density(x, ratio) * 0.5 * (hi - lo) * np.sin(th) * 0.5 * math.pi
+    return np.sum(w * dens * fn(c_b * x)) + helpers.theory.rmt.mp_atom(ratio) * fn(0.0)
 
 
 def _cui_transcription(student, teacher, *, a0, alpha, lam_c, eta_t, psi=1.0):

@@ -1,14 +1,25 @@
-"""Parallel sweeps: worker plan, BLAS threads per worker, progress bars, the env switches."""
+"""Parallel sweeps: joblib workers and their BLAS threads, a Dask cluster, progress bars."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from helpers.config import PROGRESS_ENV, cpu_count, show_progress
-from helpers.experiments import sweep, worker_plan
+from helpers.experiments import sweep
 
 
 def _noisy(seed, mu):
     return {"value": mu + np.random.default_rng(seed).standard_normal()}
+
+
+def _scaled(seed, mu, sd):
+    return {"value": mu + sd * np.random.default_rng(seed).standard_normal()}
+
+
+def _on_dask(seed, mu):
+    import threading
+
+    return {"on_dask": float("Dask" in threading.current_thread().name)}
 
 
 def _blas_threads(seed, mu):
@@ -18,24 +29,14 @@ def _blas_threads(seed, mu):
     return {"threads": max(blas) if blas else 1}
 
 
-def test_worker_plan_shares_cores_between_workers(monkeypatch):
-    monkeypatch.setattr("helpers.experiments.cpu_count", lambda: 8)
-    assert worker_plan(1, 100) == (1, 8)
-    assert worker_plan(-1, 100) == (8, 1)
-    assert worker_plan(2, 100) == (2, 4)
-    assert worker_plan(-2, 100) == (7, 1)
-    assert worker_plan(-1, 3) == (3, 2)  # never more workers than tasks
-    assert worker_plan(-20, 5) == (1, 8)
-
-
 @pytest.mark.parametrize("bad", [0, 1.5, True, "2"])
-def test_worker_plan_rejects_bad_n_jobs(bad):
+def test_sweep_rejects_bad_n_jobs(bad):
     with pytest.raises(ValueError, match="n_jobs must be a non-zero integer"):
-        worker_plan(bad, 4)
+        sweep(_noisy, {"mu": [0.0]}, runs=1, n_jobs=bad)
 
 
 def test_parallel_workers_limit_their_blas_threads():
-    # Two workers on this machine's cores: each BLAS gets cores // 2 threads (at least one).
+    # joblib's loky workers cap their BLAS at cores // workers threads (at least one).
     table = sweep(_blas_threads, {"mu": [0.0, 1.0]}, runs=2, n_jobs=2, progress=False)
     assert (table["threads"] <= max(1, cpu_count() // 2)).all()
 
@@ -78,5 +79,22 @@ def test_default_progress_is_silent_in_a_build(monkeypatch, capsys):
     assert capsys.readouterr().err == ""
 
 
-def test_cpu_count_is_positive():
-    assert cpu_count() >= 1
+def test_a_sweep_on_a_dask_cluster_gives_the_same_table():
+    # joblib.parallel_config(backend="dask") and nothing else sends a sweep to a cluster.
+    distributed = pytest.importorskip("distributed")
+    import joblib
+
+    grid = {"mu": [0.0, 1.0, 2.0], "sd": [1.0, 2.0]}
+    kw = dict(runs=3, seed=4, paired=("sd",), progress=False)
+    local = sweep(_scaled, grid, n_jobs=1, **kw)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        with joblib.parallel_config(backend="dask"):
+            remote = sweep(_scaled, grid, n_jobs=-1, **kw)
+            on_default_jobs = sweep(_scaled, grid, **kw)
+            where = sweep(_on_dask, {"mu": [0.0, 1.0]}, runs=2, progress=False)
+        assert len(client.scheduler_info()["workers"]) == 2
+    assert (where["on_dask"] == 1.0).all()  # every run went to the cluster's workers
+    pd.testing.assert_frame_equal(local, remote)
+    pd.testing.assert_frame_equal(local, on_default_jobs)

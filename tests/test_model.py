@@ -5,18 +5,10 @@ import math
 import numpy as np
 import pytest
 
-from helpers.model import (
-    as_teacher,
-    empirical_loss,
-    features,
-    first_step_gradient,
-    init_student,
-    one_step,
-    problem_sizes,
-    sample_data,
-    sample_teacher,
-    student_output,
-)
+from helpers.activations import as_teacher
+from helpers.data import init_student, problem_sizes, sample_data, sample_teacher
+from helpers.feature_maps import features
+from helpers.first_step import empirical_loss, first_step_gradient, one_step, student_output
 
 
 def _small_problem(rng, student="tanh", d=7, n=11, N=5):
@@ -147,8 +139,7 @@ def test_as_teacher_centres():
 
 
 def test_run_first_step_matches_simulate_one_step():
-    from helpers import simulate_one_step
-    from helpers.model import run_first_step
+    from helpers import run_first_step, simulate_one_step
 
     fs = run_first_step("tanh", "relu", d=30, psi1=2, psi2=1.5, eta=2.0, noise=0.1, seed=4)
     r = simulate_one_step("tanh", "relu", d=30, psi1=2, psi2=1.5, lam=1e-2, eta=2.0,

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from helpers import first_step_gradient, get_activation
-from helpers.model import empirical_loss
+from helpers.first_step import empirical_loss
 from helpers.multi_index import (
     direction_overlaps,
     gradient_steps,

@@ -11,7 +11,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from helpers import plotting  # noqa: E402
-from helpers.model import init_student, sample_data, sample_teacher  # noqa: E402
+from helpers.data import init_student, sample_data, sample_teacher  # noqa: E402
 from helpers.theory import kernel_lower_bound, label_second_moment, neuron_movement  # noqa: E402
 from helpers.training import train_two_layer  # noqa: E402
 

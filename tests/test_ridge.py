@@ -5,7 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from helpers.ridge import check_lambdas, prediction_risk, ridge_path
+from helpers._validation import check_lambdas
+from helpers.ridge import ridge_path
+from helpers.risk import prediction_risk
 
 LAMBDAS = [1e-4, 1e-2, 0.3, 5.0]
 
@@ -48,7 +50,7 @@ def test_prediction_risk_of_exact_fit_is_zero(rng):
 
 def test_prediction_risk_of_zero_predictor_is_teacher_norm(rng):
     # b = 0 gives E sigma*(z)^2 = mu1*^2 + mu2*^2 for a centred teacher; tolerance 5 se.
-    from helpers.model import as_teacher
+    from helpers.activations import as_teacher
 
     beta = np.array([1.0, 0.0])
     risk, se = prediction_risk(np.ones((2, 3)), np.zeros(3), "tanh", "relu", beta,
@@ -57,17 +59,21 @@ def test_prediction_risk_of_zero_predictor_is_teacher_norm(rng):
 
 
 def test_prediction_risk_is_independent_of_chunking():
+    # Blocks of 999 (one block), 100 and 7 rows are the same test points: the risk and its
+    # standard error agree to rounding, and equal a direct computation on one draw.
     W = np.random.default_rng(0).standard_normal((4, 6)) / 2
     B = np.random.default_rng(1).standard_normal((6, 2))
     beta = np.array([1.0, 0, 0, 0])
-    r1 = prediction_risk(W, B, "tanh", "tanh", beta, n_test=999, rng=np.random.default_rng(2),
-                         chunk=999)
-    r2 = prediction_risk(W, B, "tanh", "tanh", beta, n_test=999, rng=np.random.default_rng(2),
-                         chunk=999)
-    np.testing.assert_array_equal(r1[0], r2[0])
-    r3 = prediction_risk(W, B, "tanh", "tanh", beta, n_test=999, rng=np.random.default_rng(2),
-                         chunk=100)
-    assert r3[0].shape == (2,) and np.all(np.isfinite(r3[0]))
+    out = [prediction_risk(W, B, "tanh", "tanh", beta, n_test=999,
+                           rng=np.random.default_rng(2), chunk=c) for c in (999, 100, 7)]
+    for risk, se in out[1:]:
+        np.testing.assert_allclose(risk, out[0][0], rtol=1e-12)
+        np.testing.assert_allclose(se, out[0][1], rtol=1e-9)
+    from helpers.activations import as_teacher
+
+    X = np.random.default_rng(2).standard_normal((999, 4))
+    direct = np.mean((np.tanh(X @ W) @ B - as_teacher("tanh")(X @ beta)[:, None]) ** 2, axis=0)
+    np.testing.assert_allclose(out[0][0], direct, rtol=1e-12)
 
 
 @pytest.mark.parametrize("bad", [0.0, -1.0, [1.0, -2.0], float("inf"), [], [[1.0]]])

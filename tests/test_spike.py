@@ -7,7 +7,8 @@ import pytest
 
 from helpers import spectra, theory
 from helpers.activations import get_activation
-from helpers.model import first_step_gradient, run_first_step
+from helpers.first_step import first_step_gradient, run_first_step
+from helpers.simulate import gradient_singular_values, spike_measurements
 
 
 # ------------------------------------------------------------------ theory: closed forms
@@ -127,7 +128,7 @@ def test_loglog_slope_recovers_a_power_law():
 
 # ------------------------------------------------------------------ measurements
 def test_measurements_use_the_seeded_first_step():
-    m = spectra.spike_measurements("tanh", "relu", d=24, psi1=2, psi2=1.5, noise=0.1, seed=5)
+    m = spike_measurements("tanh", "relu", d=24, psi1=2, psi2=1.5, noise=0.1, seed=5)
     fs = run_first_step("tanh", "relu", d=24, psi1=2, psi2=1.5, eta=0.0, noise=0.1, seed=5)
     s = np.linalg.svd(fs.G0, compute_uv=False)
     assert m["spike"] == pytest.approx(math.sqrt(36) * s[0])
@@ -136,26 +137,26 @@ def test_measurements_use_the_seeded_first_step():
     assert m["W0_fro"] == pytest.approx(np.linalg.norm(fs.W0))
     assert (m["n"], m["N"]) == (48, 36)
     assert m["bulk_loss"] == pytest.approx(m["overlap_A"] - m["overlap"])
-    light = spectra.spike_measurements("tanh", "relu", d=24, psi1=2, psi2=1.5, noise=0.1,
+    light = spike_measurements("tanh", "relu", d=24, psi1=2, psi2=1.5, noise=0.1,
                                        seed=5, norms=False)
     assert set(light) == {"overlap", "overlap_A", "bulk_loss"}
     assert light["overlap"] == m["overlap"]
 
 
 def test_gradient_singular_values_records():
-    recs = spectra.gradient_singular_values("tanh", "tanh", d=16, psi1=2, psi2=2, seed=0)
+    recs = gradient_singular_values("tanh", "tanh", d=16, psi1=2, psi2=2, seed=0)
     assert [r["index"] for r in recs] == list(range(1, 17))
     values = [r["s"] for r in recs]
     assert np.all(np.diff(values) <= 0)
     fs = run_first_step("tanh", "tanh", d=16, psi1=2, psi2=2, eta=0.0, seed=0)
     np.testing.assert_allclose(values, math.sqrt(32) * np.linalg.svd(fs.G0, compute_uv=False))
-    assert len(spectra.gradient_singular_values("tanh", "tanh", d=16, psi1=2, psi2=2, k=3)) == 3
+    assert len(gradient_singular_values("tanh", "tanh", d=16, psi1=2, psi2=2, k=3)) == 3
 
 
 def test_overlap_matches_the_limit_in_simulation():
     # 12 runs at d = 200, psi1 = 2 (tanh student and teacher); tol = 5 standard errors plus a
     # 1/d finite-size allowance (see the chapter's derivation).
-    runs = [spectra.spike_measurements("tanh", "tanh", d=200, psi1=2.0, psi2=1.0,
+    runs = [spike_measurements("tanh", "tanh", d=200, psi1=2.0, psi2=1.0,
                                        seed=np.random.SeedSequence(11, spawn_key=(r,)),
                                        norms=False)["overlap"] for r in range(12)]
     mean, se = np.mean(runs), np.std(runs, ddof=1) / math.sqrt(len(runs))
@@ -184,9 +185,9 @@ def test_even_student_gradient_has_no_rank_one_part():
         (lambda: spectra.loglog_slope([1, 2], [1, 2]), "at least 3"),
         (lambda: spectra.loglog_slope([1, 2, 0], [1, 2, 3]), "positive"),
         (lambda: spectra.loglog_slope([1, 2, 3], [1, 2, 3], se=[1, 0, 1]), "se must be"),
-        (lambda: spectra.gradient_singular_values("tanh", "tanh", d=4, psi1=1, psi2=1, k=0),
+        (lambda: gradient_singular_values("tanh", "tanh", d=4, psi1=1, psi2=1, k=0),
          "k must be"),
-        (lambda: spectra.spike_measurements("tanh", "tanh", d=4, psi1=-1, psi2=1), "psi1 must"),
+        (lambda: spike_measurements("tanh", "tanh", d=4, psi1=-1, psi2=1), "psi1 must"),
     ],
 )
 def test_spectra_validation(call, match):

@@ -1,45 +1,55 @@
 """Helpers for the executable book on one gradient step (Ba et al., NeurIPS 2022).
 
-Modules, one concept each: :mod:`~helpers.activations`, :mod:`~helpers.model`,
-:mod:`~helpers.ridge`, :mod:`~helpers.simulate`, :mod:`~helpers.training`,
-:mod:`~helpers.theory`, :mod:`~helpers.experiments`, :mod:`~helpers.config`,
-:mod:`~helpers.plotting`.
+The modules follow the data path, one concept each::
+
+    activations -> data -> first_step -> feature_maps -> ridge -> risk
+                                                  (kernels: the baselines)
+
+:mod:`~helpers.simulate` holds every seeded runner built on that path,
+:mod:`~helpers.experiments` sweeps a runner over a grid and seeds (through joblib),
+:mod:`~helpers.spectra` measures matrices, and :mod:`~helpers.theory` computes the limits
+beside them (it imports no simulation module).  :mod:`~helpers.config`,
+:mod:`~helpers.plotting`, :mod:`~helpers.tables` and :mod:`~helpers.training` serve the
+chapters; :mod:`~helpers.multi_index` carries chapter 6 (k-index teachers, several steps).
+Submodules load on first use, so ``import helpers.theory`` loads theory only.
 """
 
-from . import (
-               activations,
-               config,
-               experiments,
-               kernels,
-               model,
-               plotting,
-               ridge,
-               tables,
-               theory,
-               training,
-)
-from .activations import ACTIVATION_NAMES, Activation, get_activation, hermite_coefficients
-from .config import book_seed, scale
-from .experiments import sweep
-from .kernels import same_data_risks
-from .model import (
-               features,
-               first_step_gradient,
-               init_student,
-               one_step,
-               run_first_step,
-               sample_data,
-               sample_teacher,
-)
-from .ridge import prediction_risk, ridge_path
-from .simulate import OneStepResult, simulate_one_step
+from __future__ import annotations
 
-__all__ = [
-    "ACTIVATION_NAMES", "Activation", "book_seed", "OneStepResult", "activations", "config",
-    "experiments", "features", "first_step_gradient", "get_activation",
-    "hermite_coefficients", "init_student", "model", "one_step", "plotting",
-    "prediction_risk", "ridge", "ridge_path", "run_first_step", "sample_data",
-    "sample_teacher", "scale",
-    "simulate_one_step", "sweep", "theory", "training",
-    "kernels", "same_data_risks", "tables",
-]
+import importlib
+
+_SUBMODULES = (
+    "activations", "config", "data", "experiments", "feature_maps", "first_step", "kernels",
+    "multi_index", "plotting", "ridge", "risk", "simulate", "spectra", "tables", "theory",
+    "training",
+)
+
+# public name -> the module that defines it
+_NAMES = {
+    "ACTIVATION_NAMES": "activations", "Activation": "activations",
+    "get_activation": "activations", "hermite_coefficients": "activations",
+    "book_seed": "config", "scale": "config",
+    "sample_teacher": "data", "sample_data": "data", "init_student": "data",
+    "first_step_gradient": "first_step", "one_step": "first_step",
+    "run_first_step": "first_step", "FirstStep": "first_step",
+    "features": "feature_maps",
+    "ridge_path": "ridge",
+    "prediction_risk": "risk",
+    "OneStepResult": "simulate", "simulate_one_step": "simulate",
+    "simulate_etas": "simulate", "same_data_risks": "simulate",
+    "sweep": "experiments",
+}
+
+__all__ = [*_SUBMODULES, *_NAMES]
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _NAMES:
+        return getattr(importlib.import_module(f"{__name__}.{_NAMES[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

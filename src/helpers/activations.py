@@ -29,6 +29,9 @@ __all__ = [
     "get_activation",
     "hermite_coefficients",
     "gaussian_expectation",
+    "as_student",
+    "as_teacher",
+    "is_registered",
 ]
 
 _SQRT2 = math.sqrt(2.0)
@@ -155,34 +158,13 @@ class Activation:
         return self.dfn(z)
 
     def value_and_derivative(self, z):
-        """``(self(z), self.derivative(z))``, sharing work where possible (tanh: one call)."""
-        z = np.asarray(z, dtype=float)
-        d = np.empty_like(z)
-        return self.value_and_derivative_into(z.copy(), d), d
-
-    def apply_inplace(self, z: np.ndarray) -> np.ndarray:
-        r"""Overwrite the float array ``z`` with :math:`\sigma(z)` and return it (same
-        numbers as ``self(z)``; no new array of the size of ``z`` for NumPy/SciPy ufuncs)."""
-        if isinstance(self.fn, np.ufunc):
-            self.fn(z, out=z)
-        else:
-            z[...] = self.fn(z)
-        if self.shift:
-            z -= self.shift
-        return z
-
-    def value_and_derivative_into(self, z: np.ndarray, d: np.ndarray) -> np.ndarray:
-        r"""Write :math:`\sigma'(z)` into ``d`` and overwrite ``z`` with :math:`\sigma(z)`;
-        returns ``z``.  For tanh one call serves both (:math:`\sigma' = 1 - \tanh^2`)."""
+        """``(self(z), self.derivative(z))``; for tanh one call serves both
+        (:math:`\tanh' = 1 - \tanh^2`)."""
         if self.fn is np.tanh and self.dfn is _tanh_d:
-            np.tanh(z, out=z)
-            np.square(z, out=d)
-            np.subtract(1.0, d, out=d)
-            if self.shift:
-                z -= self.shift
-            return z
-        d[...] = self.dfn(z)
-        return self.apply_inplace(z)
+            value = np.tanh(z)
+            derivative = 1.0 - value * value
+            return (value - self.shift if self.shift else value), derivative
+        return self(z), self.derivative(z)
 
     @property
     def mu2_sq(self) -> float:
@@ -193,6 +175,11 @@ class Activation:
     def second_moment(self) -> float:
         r""":math:`E\,\sigma(z)^2`."""
         return self.mu0**2 + self.mu1**2 + self.mu2**2
+
+    @functools.cached_property
+    def derivative_second_moment(self) -> float:
+        r""":math:`E\,\sigma'(z)^2` (the bulk of the first gradient, Proposition 2)."""
+        return gaussian_expectation(lambda t: self.derivative(t) ** 2, self.kinks)
 
 
 def _numerical_derivative(fn: Callable) -> Callable:
@@ -224,7 +211,7 @@ def get_activation(spec, *, center: bool = False, derivative: Callable | None = 
         ``"linear"``, ``"abs"``, ``"quadratic"``) or a vectorised function of one variable.
     center : bool, default False
         Subtract :math:`\\mu_0` so that the result has mean zero under N(0, 1).  Teachers are
-        always centred (see :func:`helpers.model.as_teacher`).
+        always centred (see :func:`as_teacher`).
     derivative : callable, optional
         Derivative for a callable ``spec``; central differences are used when omitted.
     kinks : sequence of float
@@ -288,3 +275,19 @@ def hermite_coefficients(spec, *, center: bool = False) -> tuple[float, float, f
     """
     act = get_activation(spec, center=center)
     return act.mu0, act.mu1, act.mu2
+
+
+def as_student(spec) -> Activation:
+    """The student activation for a name or callable (not centred)."""
+    return get_activation(spec)
+
+
+def as_teacher(spec) -> Activation:
+    r"""The teacher link for a name or callable, centred so that :math:`\mu_0^* = 0`."""
+    return get_activation(spec, center=True)
+
+
+def is_registered(act: Activation) -> bool:
+    """Whether ``act`` is one of the named activations (its function, not a look-alike)."""
+    entry = _REGISTRY.get(act.name)
+    return entry is not None and act.fn is entry[0]

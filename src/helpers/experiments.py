@@ -3,14 +3,24 @@
 A sweep calls ``run(seed=..., **point)`` for every point of a grid and every replicate, then
 averages over replicates: each metric gets its mean, its standard error over runs
 (``std(ddof=1) / sqrt(runs)``) and the number of runs.  Seeds are derived with
-``numpy.random.SeedSequence(seed, spawn_key=...)``, so every (point, replicate) has its own
-independent stream and the table does not depend on the order or the number of workers.
+``numpy.random.SeedSequence(seed, spawn_key=(point index, replicate))``, so every (point,
+replicate) has its own independent stream and the table does not depend on the number of
+workers or where they run.
 
-Parallel sweeps (``n_jobs != 1``) run in joblib worker processes.  Each worker limits its
-BLAS to ``cores // workers`` threads (threadpoolctl), so two workers on two cores do not
-fight over four BLAS threads; ``benchmarks/`` measures the speed-up.  Long sweeps draw a
-tqdm progress bar when :func:`helpers.config.show_progress` says so (interactive sessions
-only, never in the built book).
+The runs go through :class:`joblib.Parallel` and nothing else.  Locally (``n_jobs != 1``)
+joblib's default loky backend starts one process per worker and caps each worker's BLAS at
+``cores // workers`` threads, so the workers do not fight over the cores.  Any other joblib
+backend works unchanged; on a Dask cluster::
+
+    from dask.distributed import Client
+    import joblib
+
+    client = Client("scheduler-address:8786")  # or LocalCluster(...)
+    with joblib.parallel_config(backend="dask"):
+        table = helpers.sweep(run, grid, n_jobs=-1)
+
+Long sweeps draw a tqdm progress bar when :func:`helpers.config.show_progress` says so
+(interactive sessions only, never in the built book).
 """
 
 from __future__ import annotations
@@ -21,11 +31,12 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from joblib import Parallel, delayed
 
-from .config import cpu_count, show_progress
 from .config import scale as active_scale
+from .config import show_progress
 
-__all__ = ["grid_points", "sweep", "summarise", "worker_plan"]
+__all__ = ["grid_points", "sweep", "summarise"]
 
 
 def grid_points(grid: Mapping[str, Sequence]) -> list[dict]:
@@ -74,34 +85,9 @@ def summarise(raw: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
     return out.reset_index(drop=not keys)
 
 
-def worker_plan(n_jobs: int, n_tasks: int) -> tuple[int, int]:
-    """``(workers, blas_threads_per_worker)`` for ``n_jobs`` (joblib convention) and a task count.
-
-    ``n_jobs = -1`` means every core, ``-2`` all but one, and so on; never more workers than
-    tasks.  The BLAS threads per worker are ``max(1, cores // workers)``.
-    """
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int | np.integer) or n_jobs == 0:
-        raise ValueError(f"n_jobs must be a non-zero integer (-1 = all cores); got {n_jobs!r}")
-    cores = cpu_count()
-    workers = n_jobs if n_jobs > 0 else max(1, cores + 1 + n_jobs)
-    workers = max(1, min(workers, n_tasks))
-    return workers, max(1, cores // workers)
-
-
-class _Task:
-    """One (point, replicate) evaluation; picklable for worker processes."""
-
-    def __init__(self, run, blas_threads):
-        self.run, self.blas_threads = run, blas_threads
-
-    def __call__(self, task):
-        point, r, ss = task
-        if self.blas_threads is None:
-            return _records(self.run(seed=ss, **point), point, r)
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=self.blas_threads, user_api="blas"):
-            return _records(self.run(seed=ss, **point), point, r)
+def _run_one(run, point: dict, replicate: int, seed: np.random.SeedSequence) -> list[dict]:
+    """One (point, replicate) evaluation as records (a module-level function: picklable)."""
+    return _records(run(seed=seed, **point), point, replicate)
 
 
 def sweep(run: Callable, grid: Mapping[str, Sequence], *, runs: int | None = None,
@@ -128,8 +114,9 @@ def sweep(run: Callable, grid: Mapping[str, Sequence], *, runs: int | None = Non
         Grid keys whose values share seeds (common random numbers): for example
         ``paired=("eta",)`` runs every learning rate on the same data and initialisation.
     n_jobs : int, optional
-        Worker processes (joblib); default ``helpers.scale().n_jobs``.  1 runs in-process;
-        -1 uses every core, each worker with ``cores // workers`` BLAS threads.
+        Workers of :class:`joblib.Parallel` (joblib's convention: -1 = every core); default
+        ``helpers.scale().n_jobs``.  1 runs in-process, unless a ``joblib.parallel_config``
+        block chooses another backend (e.g. ``"dask"``), which then runs every task.
     return_raw : bool
         Also return the table of individual runs.
     progress : bool, optional
@@ -161,7 +148,8 @@ def sweep(run: Callable, grid: Mapping[str, Sequence], *, runs: int | None = Non
         for r in range(runs):
             tasks.append((point, r, _seed_for(seed, (pid, r))))
 
-    workers, blas = worker_plan(n_jobs, len(tasks))
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int | np.integer) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be a non-zero integer (-1 = all cores); got {n_jobs!r}")
     progress = show_progress() if progress is None else bool(progress)
     bar = None
     if progress and len(tasks) > 1:
@@ -170,15 +158,8 @@ def sweep(run: Callable, grid: Mapping[str, Sequence], *, runs: int | None = Non
         bar = tqdm(total=len(tasks), desc="sweep", unit="run", file=sys.stderr,
                    dynamic_ncols=True, leave=False)
     try:
-        if workers == 1:
-            one = _Task(run, None)
-            results = (one(t) for t in tasks)
-        else:
-            from joblib import Parallel, delayed
-
-            one = _Task(run, blas)
-            results = Parallel(n_jobs=workers, return_as="generator")(
-                delayed(one)(t) for t in tasks)
+        results = Parallel(n_jobs=int(n_jobs), return_as="generator")(
+            delayed(_run_one)(run, point, r, ss) for point, r, ss in tasks)
         chunks = []
         for chunk in results:
             chunks.append(chunk)

@@ -8,7 +8,7 @@ A *k-index* teacher depends on the input only through :math:`k` directions,
 
 with :math:`g: \mathbb{R}^k \to \mathbb{R}` (the single-index teacher of Ba et al. (2022) is
 :math:`k = 1`).  The student, its initialisation and the negative gradient :math:`G` of
-eq. (2.1) are those of :mod:`helpers.model`; only the labels change.  Several steps take
+eq. (2.1) are those of :mod:`helpers.first_step`; only the labels change.  Several steps take
 :math:`W_{t+1} = W_t + \eta\sqrt N\,G(W_t)` with a fresh batch of ``n`` samples per step
 (as in Dandi et al., 2023), optionally renormalising every neuron to unit norm.
 
@@ -34,16 +34,12 @@ from collections.abc import Callable
 import numpy as np
 from numpy.polynomial import hermite_e
 
-from .model import (
-    _check_matrix,
-    as_student,
-    check_nonnegative,
-    check_positive,
-    check_rng,
-    features,
-    first_step_gradient,
-)
-from .ridge import check_lambdas, ridge_path
+from ._validation import check_lambdas, check_nonnegative, check_positive, check_rng
+from ._validation import check_matrix as _check_matrix
+from .activations import as_student
+from .feature_maps import features
+from .first_step import first_step_gradient
+from .ridge import ridge_path
 
 __all__ = [
     "sample_directions",

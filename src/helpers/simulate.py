@@ -1,34 +1,60 @@
-r"""One full run of the paper's two-stage procedure (§2.1), from a seed to a risk.
+r"""Every seeded runner: from a seed to the numbers a chapter plots.
 
-teacher -> data (X, y) -> student at init (W0, a) -> gradient G0 -> W1 = W0 + eta sqrt(N) G0
--> features sigma(X~ W1) on fresh data -> ridge for every lambda -> prediction risk.
+One run walks the data path of the paper's two-stage procedure (§2.1)::
+
+    teacher -> data (X, y) -> student at init (W0, a) -> gradient G0 -> W1 = W0 + eta sqrt(N) G0
+    -> features sigma(X~ W1) on fresh data -> ridge for every lambda -> prediction risk
+
+with every draw from the independent streams of :func:`helpers.data.spawn_streams`, so the
+runners below see the same teacher, initialisation, data and test points for the same seed.
+
+* :func:`simulate_one_step`: one run, one learning rate;
+* :func:`simulate_etas`: one run, many learning rates (:func:`_risks_over_etas`);
+* :func:`same_data_risks`: the same, with kernel baselines fitted on the same data;
+* :func:`simulate_ck_and_ge`: ridge on the real features and on their Gaussian equivalent;
+* :func:`spike_measurements`, :func:`gradient_singular_values`: the spectrum of :math:`G_0`.
+
+Each returns a dict, a list of dicts or a small dataclass, the form :func:`helpers.sweep`
+averages over seeds.
 """
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .blas import numpy_blas_single_threaded
-from .model import (
-    _features,
-    as_student,
-    as_teacher,
+from ._validation import (
+    check_choice,
+    check_lambdas,
     check_nonnegative,
     check_positive,
-    draw_inputs,
-    first_step_from_streams,
-    init_student,
-    label_data,
-    normal_blocks,
     problem_sizes,
-    spawn_streams,
 )
-from .ridge import TEST_BLOCK, check_lambdas, ridge_path, risk_over_blocks
+from .activations import as_student, as_teacher
+from .data import normal_blocks, sample_data, spawn_streams
+from .feature_maps import features, ge_features
+from .first_step import FirstStep, first_step_from_streams, run_first_step
+from .kernels import KERNEL_NAMES, kernel_matrix
+from .ridge import kernel_ridge_path, ridge_path
+from .risk import TEST_BLOCK, ge_prediction_risk, prediction_risk
+from .spectra import rank_one_part, singular_values, squared_overlap, top_singular_pair
+from .theory.deterministic_equivalent import deterministic_equivalent_risk
 
-__all__ = ["OneStepResult", "simulate_one_step", "default_n_test", "PRECISIONS"]
+__all__ = [
+    "OneStepResult",
+    "simulate_one_step",
+    "simulate_etas",
+    "same_data_risks",
+    "simulate_ck_and_ge",
+    "spike_measurements",
+    "gradient_singular_values",
+    "default_n_test",
+    "PRECISIONS",
+]
+
+PRECISIONS = ("float64", "mixed")
 
 
 def default_n_test(n: int) -> int:
@@ -36,12 +62,9 @@ def default_n_test(n: int) -> int:
     return max(2048, int(n))
 
 
-def check_run(d, psi1, psi2, *, lam, noise=0.0, n_test=None):
-    """Check the arguments that the seeded runners share and return
-    ``(d, n, N, lambdas, n_test)``, with ``n_test`` defaulting to :func:`default_n_test`.
-
-    Raises ``ValueError`` naming the argument (sizes, ``noise < 0``, ``lam <= 0``,
-    ``n_test`` not a positive integer)."""
+def _check_run(d, psi1, psi2, *, lam, noise=0.0, n_test=None):
+    """``(d, n, N, lambdas, n_test)`` for the arguments the runners share (``ValueError``
+    naming the argument otherwise); ``n_test`` defaults to :func:`default_n_test`."""
     d, n, N = problem_sizes(d, psi1, psi2)
     check_nonnegative("noise", noise)
     lambdas = check_lambdas(lam)
@@ -50,9 +73,16 @@ def check_run(d, psi1, psi2, *, lam, noise=0.0, n_test=None):
     return d, n, N, lambdas, n_test
 
 
-@dataclass
-class OneStepResult:
-    """What one run of :func:`simulate_one_step` produced.
+def _scalar_if(lam, values):
+    """``values`` (arrays of shape (L,)) as floats when ``lam`` was a single number."""
+    return [float(v[0]) for v in values] if np.ndim(lam) == 0 else list(values)
+
+
+# --------------------------------------------------------------------------- one eta
+@dataclass(kw_only=True)
+class OneStepResult(FirstStep):
+    """What one run of :func:`simulate_one_step` produced: the first step (the fields of
+    :class:`helpers.first_step.FirstStep`), the ridge coefficients ``B`` (N, L) and the risk.
 
     ``risk`` and ``risk_se`` are floats when ``lam`` was a number and arrays of shape (L,)
     when it was a sequence; ``risk_se`` is the Monte-Carlo standard error over test points.
@@ -61,30 +91,7 @@ class OneStepResult:
     risk: float | np.ndarray
     risk_se: float | np.ndarray
     lambdas: np.ndarray
-    d: int
-    n: int
-    N: int
-    eta: float
-    W0: np.ndarray = field(repr=False)
-    W1: np.ndarray = field(repr=False)
-    a: np.ndarray = field(repr=False)
-    beta: np.ndarray = field(repr=False)
-    G0: np.ndarray = field(repr=False)
     B: np.ndarray = field(repr=False)
-
-
-PRECISIONS = ("float64", "mixed")
-
-
-SECOND_LAYERS = ("gaussian", "rademacher")
-
-
-def _second_layer(init, second_layer):
-    """``(W0, a)`` with ``a`` replaced by ``sign(a)/sqrt(N)`` for ``"rademacher"``."""
-    W0, a = init
-    if second_layer == "rademacher":
-        a = np.sign(a) / np.sqrt(a.size)
-    return W0, a
 
 
 def simulate_one_step(student, teacher, *, d, psi1, psi2, lam, eta, noise=0.0, seed=0,
@@ -107,65 +114,285 @@ def simulate_one_step(student, teacher, *, d, psi1, psi2, lam, eta, noise=0.0, s
     noise : float
         Label-noise standard deviation :math:`\sigma_\varepsilon`.
     seed : int, numpy.random.SeedSequence or numpy.random.Generator
-        Source of every random draw.  The teacher, the initialisation, the two data sets and
-        the test points come from independent child streams, so runs that differ only in
-        ``eta`` or ``lam`` share the same data (common random numbers).
+        Source of every random draw (see :func:`helpers.data.spawn_streams`): runs that
+        differ only in ``eta`` or ``lam`` share the same data (common random numbers).
     n_test : int, optional
         Fresh test points for the risk; default :func:`default_n_test`.
     precision : {"float64", "mixed"}
-        ``"float64"`` (default) computes everything in double precision, exactly as the
-        building blocks (:func:`helpers.model.run_first_step`, :func:`helpers.ridge_path`,
-        :func:`helpers.prediction_risk`) do.  ``"mixed"`` computes the two products after
-        the step, :math:`\tilde XW_1` and the test features, in float32 (the step, the Gram
-        matrix and the ridge solves stay float64; the random draws are the same).  It is
-        about 20% faster; ``benchmarks/`` measures its effect on the risk (far below the
-        Monte-Carlo standard error).
+        ``"mixed"`` computes the products after the step, :math:`\tilde XW_1` and the test
+        features, in float32 (the step and the ridge solves stay float64; the draws are the
+        same); ``benchmarks/`` measures its speed and its effect on the risk.
     second_layer : {"gaussian", "rademacher"}
-        ``"gaussian"`` (default): the paper's :math:`a_i \sim N(0, 1/N)`.  ``"rademacher"``:
-        :math:`a_i = \mathrm{sign}(g_i)/\sqrt N` with :math:`g_i` exactly the Gaussian draw of
-        the default, so the same seed gives the same data, :math:`W_0` and signs.
+        :math:`a_i \sim N(0, 1/N)`, or :math:`a_i = \mathrm{sign}(g_i)/\sqrt N` with the
+        same Gaussian draws :math:`g_i` (see :func:`helpers.init_student`).
 
     Returns
     -------
     OneStepResult
-
-    Notes
-    -----
-    How the run uses the machine (``benchmarks/bench_core.py`` measures it): the
-    initialisation, the ridge data and the first block of test points are drawn in a
-    background thread while the step data are drawn and the step is taken; the large
-    products and the ridge systems run in SciPy's BLAS, with NumPy's own bundled BLAS held
-    to one thread meanwhile (:mod:`helpers.blas`); the elementwise work between products is
-    split in row blocks over the BLAS threads.  None of this changes the random numbers.
     """
-    d, n, N, lambdas, n_test = check_run(d, psi1, psi2, lam=lam, noise=noise, n_test=n_test)
+    d, n, N, lambdas, n_test = _check_run(d, psi1, psi2, lam=lam, noise=noise, n_test=n_test)
     check_nonnegative("eta", eta)
-    if precision not in PRECISIONS:
-        raise ValueError(f"precision must be one of {PRECISIONS}; got {precision!r}")
-    if second_layer not in SECOND_LAYERS:
-        raise ValueError(f"second_layer must be one of {SECOND_LAYERS}; got {second_layer!r}")
+    check_choice("precision", precision, PRECISIONS)
     dtype = np.float64 if precision == "float64" else np.float32
     student, teacher = as_student(student), as_teacher(teacher)
     streams = spawn_streams(seed)
-    # The initialisation, the ridge data and the first block of test points come from
-    # their own streams, so a background thread draws them while the step data are drawn
-    # and the first step runs (the same numbers as drawing them in turn).
-    with numpy_blas_single_threaded(), ThreadPoolExecutor(max_workers=1) as pool:
-        init = pool.submit(lambda: _second_layer(init_student(d, N, rng=streams["init"]),
-                                                 second_layer))
-        ridge_draws = pool.submit(draw_inputs, n, d, noise=noise, rng=streams["ridge"])
-        test_blocks = normal_blocks(streams["test"], n_test, d, block=TEST_BLOCK, pool=pool)
-        fs = first_step_from_streams(student, teacher, d=d, n=n, N=N, eta=eta, noise=noise,
-                                     streams=streams, init=init)
-        W1, beta = fs.W1, fs.beta
-        Xr, yr = label_data(*ridge_draws.result(), beta, teacher)
-        # in float32 for "mixed", handed to the float64 Gram matrix
-        F = _features(Xr, W1, student, dtype).astype(np.float64, copy=False)
-        del Xr
-        B = ridge_path(F, yr, lambdas)
-        del F
-        risk, se = risk_over_blocks(test_blocks, W1, B, student, teacher, beta, dtype=dtype)
-    if np.ndim(lam) == 0:
-        risk, se = float(risk[0]), float(se[0])
-    return OneStepResult(risk=risk, risk_se=se, lambdas=lambdas, d=d, n=n, N=N,
-                         eta=float(eta), W0=fs.W0, W1=W1, a=fs.a, beta=beta, G0=fs.G0, B=B)
+    fs = first_step_from_streams(student, teacher, d=d, n=n, N=N, eta=eta, noise=noise,
+                                 streams=streams, second_layer=second_layer)
+    Xr, yr = sample_data(n, fs.beta, teacher, noise=noise, rng=streams["ridge"])
+    B = ridge_path(features(Xr, fs.W1, student, dtype=dtype), yr, lambdas)
+    risk, se = prediction_risk(fs.W1, B, student, teacher, fs.beta, n_test=n_test,
+                               rng=streams["test"], dtype=dtype)
+    risk, se = _scalar_if(lam, (risk, se))
+    return OneStepResult(**vars(fs), risk=risk, risk_se=se, lambdas=lambdas, B=B)
+
+
+# --------------------------------------------------------------------------- many etas
+def _risks_over_etas(fs: FirstStep, Xr, yr, test_blocks, etas, lambdas, student, teacher):
+    r"""Ridge on :math:`\sigma(\tilde XW_1)` for every learning rate, and its test risk.
+
+    :math:`XW_1 = XW_0 + \eta\sqrt N\,XG_0`, so two products per data set (ridge inputs
+    ``Xr``, each block of ``test_blocks``) serve every ``eta``.  Returns the list of ridge
+    coefficients (one (N, L) array per eta) and the risks, shape (len(etas), L).
+    """
+    steps = [eta * math.sqrt(fs.N) for eta in etas]
+    P0, P1 = Xr @ fs.W0, Xr @ fs.G0
+    Bs = [ridge_path(student(P0 + s * P1), yr, lambdas) for s in steps]
+    del P0, P1
+    total, count = np.zeros((len(steps), lambdas.size)), 0
+    for Xt in test_blocks:
+        target = teacher(Xt @ fs.beta)[:, None]
+        T0, T1 = Xt @ fs.W0, Xt @ fs.G0
+        for k, (s, B) in enumerate(zip(steps, Bs, strict=True)):
+            err = student(T0 + s * T1) @ B - target
+            total[k] += np.einsum("ij,ij->j", err, err)
+        count += Xt.shape[0]
+    return Bs, total / count
+
+
+def simulate_etas(student, teacher, *, d, psi1, psi2, lam, etas, noise=0.0, seed=0,
+                  n_test=None, chunk: int = TEST_BLOCK) -> list[dict]:
+    r"""Real-feature risk for several learning rates on shared data, one gradient.
+
+    Same streams as :func:`simulate_one_step`, so the risk for each ``eta`` equals
+    ``simulate_one_step(..., eta=eta, seed=seed).risk`` up to rounding: the data, the
+    gradient :math:`G_0` and the test points are drawn once (:func:`_risks_over_etas`).
+
+    Parameters
+    ----------
+    etas : sequence of float
+        Learning rates (>= 0).
+    lam : float or sequence of float
+        Penalties (> 0).
+    chunk : int
+        Test points per block (as in :func:`helpers.prediction_risk`).
+    Other parameters as in :func:`simulate_one_step`.
+
+    Returns
+    -------
+    list of dict
+        One dict per (eta, lam) with keys ``eta``, ``lam``, ``risk``.
+    """
+    d, n, N, lambdas, n_test = _check_run(d, psi1, psi2, lam=lam, noise=noise, n_test=n_test)
+    etas = [float(check_nonnegative("eta", float(e))) for e in np.atleast_1d(etas)]
+    check_positive("chunk", chunk, integer=True)
+    student, teacher = as_student(student), as_teacher(teacher)
+    streams = spawn_streams(seed)
+    fs = first_step_from_streams(student, teacher, d=d, n=n, N=N, eta=0.0, noise=noise,
+                                 streams=streams)
+    Xr, yr = sample_data(n, fs.beta, teacher, noise=noise, rng=streams["ridge"])
+    blocks = normal_blocks(streams["test"], n_test, d, block=chunk)
+    _, risk = _risks_over_etas(fs, Xr, yr, blocks, etas, lambdas, student, teacher)
+    return [dict(eta=eta, lam=float(lv), risk=float(rv))
+            for eta, row in zip(etas, risk, strict=True)
+            for lv, rv in zip(lambdas, row, strict=True)]
+
+
+def same_data_risks(student, teacher, *, d, psi1, psi2, etas, lam, kernels=(), noise=0.0,
+                    seed=0, n_test=2048, kernel_lam=None, kernel_data="ridge",
+                    kernel_options=None) -> list[dict]:
+    r"""Prediction risks of several estimators fitted on one draw of data.
+
+    One teacher, one initialisation :math:`(W_0, a)`, one step set :math:`(X, y)` and
+    gradient :math:`G_0`, one ridge set :math:`(\tilde X, \tilde y)` and one test set are
+    drawn (the streams of :func:`simulate_one_step`).  Then
+
+    * for each learning rate in ``etas``: ridge on :math:`\sigma(\tilde X W_1)`,
+      :math:`W_1 = W_0 + \eta\sqrt N G_0` (``eta = 0``: random features), as in
+      :func:`simulate_etas`;
+    * for each kernel in ``kernels``: kernel ridge (:func:`helpers.ridge.kernel_ridge_path`)
+      trained on the ridge set (``kernel_data="ridge"``, the same n points as the trained
+      estimator's second stage) or on both sets (``"both"``, 2n points), with the CK/NTK
+      built on :math:`W_0`.
+
+    Parameters
+    ----------
+    student, teacher : str, callable or Activation
+    d : int
+    psi1, psi2 : float
+        ``n = round(psi1 d)``, ``N = round(psi2 d)``.
+    etas : mapping label -> float
+        Learning rates (>= 0) of the trained-feature estimators, with the labels to report.
+    lam : float or sequence of float
+        Penalties (> 0), in the convention of :mod:`helpers.ridge`.
+    kernels : sequence of str
+        Names from ``helpers.kernels.KERNEL_NAMES``.
+    noise : float
+        Label-noise standard deviation.
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+    n_test : int
+        Test points (shared by every estimator); the risk excludes label noise.
+    kernel_lam : float or sequence of float, optional
+        Penalties for the kernels (default ``lam``); kernels usually want smaller ones.
+    kernel_data : {"ridge", "both"}
+        Training points of the kernels (see above).
+    kernel_options : dict, optional
+        Extra keyword arguments of :func:`helpers.kernels.kernel_matrix` (e.g. ``bandwidth``).
+
+    Returns
+    -------
+    list of dict
+        One row per (estimator, penalty): ``{"model": label, "lam": lam, "risk": risk}``.
+    """
+    d, n, N, lambdas, n_test = _check_run(d, psi1, psi2, lam=lam, noise=noise, n_test=n_test)
+    if not hasattr(etas, "items") or not etas:
+        raise ValueError(f"etas must be a non-empty mapping label -> learning rate; got {etas!r}")
+    for label, eta in etas.items():
+        check_nonnegative(f"etas[{label!r}]", eta)
+    klam = lambdas if kernel_lam is None else check_lambdas(kernel_lam)
+    check_choice("kernel_data", kernel_data, ("ridge", "both"))
+    for k in kernels:
+        check_choice("kernels", k, KERNEL_NAMES)
+    student, teacher = as_student(student), as_teacher(teacher)
+    streams = spawn_streams(seed)
+    fs = first_step_from_streams(student, teacher, d=d, n=n, N=N, eta=0.0, noise=noise,
+                                 streams=streams)
+    Xr, yr = sample_data(n, fs.beta, teacher, noise=noise, rng=streams["ridge"])
+    Xt = streams["test"].standard_normal((n_test, d))
+    _, risk = _risks_over_etas(fs, Xr, yr, [Xt], list(etas.values()), lambdas, student,
+                               teacher)
+    rows = [{"model": label, "lam": float(lv), "risk": float(rv)}
+            for label, row in zip(etas, risk, strict=True)
+            for lv, rv in zip(lambdas, row, strict=True)]
+    if kernels:
+        Xk, yk = (Xr, yr) if kernel_data == "ridge" else (np.vstack([fs.X, Xr]),
+                                                          np.concatenate([fs.y, yr]))
+        target = teacher(Xt @ fs.beta)[:, None]
+        opts = dict(W0=fs.W0, student=student, **(kernel_options or {}))
+        for k in kernels:
+            alpha = kernel_ridge_path(kernel_matrix(k, Xk, **opts), yk, klam)
+            kr = np.mean((kernel_matrix(k, Xt, Xk, **opts) @ alpha - target) ** 2, axis=0)
+            rows.extend({"model": k, "lam": float(lv), "risk": float(rv)}
+                        for lv, rv in zip(klam, kr, strict=True))
+    return rows
+
+
+# --------------------------------------------------------------------------- CK vs GE
+def simulate_ck_and_ge(student, teacher, *, d, psi1, psi2, lam, eta, noise=0.0, seed=0,
+                       n_test=None) -> dict:
+    r"""One run: ridge on the real features and on the Gaussian equivalent, same :math:`W_1`.
+
+    The two ridge problems share the fresh inputs :math:`\tilde X` and labels
+    :math:`\tilde y`; the Gaussian-equivalent features add independent noise
+    :math:`\mu_2 Z` from their own stream (``"ge_noise"``), so for the same seed the run
+    shares its step, ridge data and test points with :func:`simulate_one_step`.  The risk
+    on the real features is a Monte-Carlo average over ``n_test`` fresh points; the
+    Gaussian-equivalent risk is exact (:func:`helpers.risk.ge_prediction_risk`).
+
+    Parameters
+    ----------
+    student, teacher, d, psi1, psi2, lam, eta, noise, seed
+        As in :func:`simulate_one_step`.
+    n_test : int, optional
+        Test points for the real-feature risk; default :func:`default_n_test`.
+
+    Returns
+    -------
+    dict
+        ``risk_ck``, ``risk_ck_mc_se`` (test-point error), ``risk_ge``, ``risk_de``
+        (deterministic equivalent given :math:`W_1`), floats or arrays of shape (L,).
+    """
+    d, n, N, lambdas, n_test = _check_run(d, psi1, psi2, lam=lam, noise=noise, n_test=n_test)
+    check_nonnegative("eta", eta)
+    student, teacher = as_student(student), as_teacher(teacher)
+    streams = spawn_streams(seed)
+    fs = first_step_from_streams(student, teacher, d=d, n=n, N=N, eta=eta, noise=noise,
+                                 streams=streams)
+    W1, beta = fs.W1, fs.beta
+    Xr, yr = sample_data(n, beta, teacher, noise=noise, rng=streams["ridge"])
+    B_ck = ridge_path(features(Xr, W1, student), yr, lambdas)
+    B_ge = ridge_path(ge_features(Xr, W1, student, rng=streams["ge_noise"]), yr, lambdas)
+    ck, ck_se = prediction_risk(W1, B_ck, student, teacher, beta, n_test=n_test,
+                                rng=streams["test"])
+    ge = ge_prediction_risk(B_ge, W1, student, teacher, beta)
+    de = np.atleast_1d(deterministic_equivalent_risk(W1, student, teacher, beta, n=n,
+                                                     lam=lambdas, noise=noise))
+    keys = ("risk_ck", "risk_ck_mc_se", "risk_ge", "risk_de")
+    return dict(zip(keys, _scalar_if(lam, (ck, ck_se, ge, de)), strict=True))
+
+
+# --------------------------------------------------------------------------- the spectrum of G0
+def spike_measurements(student, teacher, *, d, psi1, psi2, noise=0.0, seed=0,
+                       norms=True) -> dict:
+    r"""Draw one first step and measure what Proposition 2 is about.
+
+    Parameters
+    ----------
+    student, teacher : str, callable or Activation
+    d : int
+        Input dimension; ``n = round(psi1 d)``, ``N = round(psi2 d)``.
+    psi1, psi2 : float
+    noise : float
+        Label-noise standard deviation.
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+        The same streams as :func:`simulate_one_step` (so the same data).
+    norms : bool, default True
+        Also measure the norms and the distance to A (the overlaps alone are cheaper).
+
+    Returns
+    -------
+    dict of float
+        ``overlap``: :math:`\langle u, \beta_*\rangle^2` for the top left singular vector u of
+        :math:`G_0`; ``overlap_A``: the same for A, i.e. for :math:`X^\top y`;
+        ``bulk_loss`` their difference.  With ``norms``: ``ratio``
+        :math:`\|G_0 - A\|/\|G_0\|`; ``spike`` :math:`\sqrt N\|G_0\|`; ``frobenius``
+        :math:`\sqrt N\|G_0\|_F`; ``second`` :math:`\sqrt N s_2(G_0)`; ``W0_op``
+        :math:`\|W_0\|`; ``W0_fro`` :math:`\|W_0\|_F`; and ``n``, ``N``.
+    """
+    fs = run_first_step(student, teacher, d=d, psi1=psi1, psi2=psi2, eta=0.0, noise=noise,
+                        seed=seed)
+    top, u = top_singular_pair(fs.G0)
+    out = {"overlap": squared_overlap(u, fs.beta),
+           "overlap_A": squared_overlap(fs.X.T @ fs.y, fs.beta)}
+    out["bulk_loss"] = out["overlap_A"] - out["overlap"]
+    if norms:
+        N = fs.N
+        A = rank_one_part(fs.X, fs.y, fs.a, student)
+        sv = singular_values(fs.G0)
+        out.update({
+            "ratio": float(singular_values(fs.G0 - A)[0] / top),
+            "spike": math.sqrt(N) * top,
+            "frobenius": math.sqrt(N) * float(np.linalg.norm(fs.G0)),
+            "second": math.sqrt(N) * float(sv[1]) if sv.size > 1 else 0.0,
+            "W0_op": float(singular_values(fs.W0)[0]),
+            "W0_fro": float(np.linalg.norm(fs.W0)),
+            "n": float(fs.n),
+            "N": float(N),
+        })
+    return out
+
+
+def gradient_singular_values(student, teacher, *, d, psi1, psi2, noise=0.0, seed=0,
+                             k=None) -> list[dict]:
+    r"""The ``k`` largest singular values of :math:`\sqrt N G_0` for one draw, as records.
+
+    Returns a list of ``{"index": i, "s": value}`` (i = 1, 2, ...), the form
+    :func:`helpers.sweep` averages with ``by=("index",)``.  ``k=None`` keeps all
+    ``min(d, N)`` of them.
+    """
+    if k is not None:
+        check_positive("k", k, integer=True)
+    fs = run_first_step(student, teacher, d=d, psi1=psi1, psi2=psi2, eta=0.0, noise=noise,
+                        seed=seed)
+    sv = math.sqrt(fs.N) * singular_values(fs.G0)[:k]
+    return [{"index": i + 1, "s": float(s)} for i, s in enumerate(sv)]
+

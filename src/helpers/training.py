@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .model import _check_matrix, as_student, check_positive
+from ._validation import check_matrix, check_positive
+from .activations import as_student
 
 __all__ = ["Trajectory", "train_two_layer", "PARAMETERIZATIONS"]
 
@@ -77,15 +78,15 @@ def train_two_layer(X, y, W0, a0, student, *, parameterization: str, lr: float,
     if parameterization not in PARAMETERIZATIONS:
         raise ValueError(f"parameterization must be one of {PARAMETERIZATIONS}; "
                          f"got {parameterization!r}")
-    X = _check_matrix("X", X, 2)
-    y = _check_matrix("y", y, 1, (X.shape[0],))
-    W = _check_matrix("W0", W0, 2, (X.shape[1], None)).copy()
-    a = _check_matrix("a0", a0, 1, (W.shape[1],)).copy()
+    X = check_matrix("X", X, 2)
+    y = check_matrix("y", y, 1, (X.shape[0],))
+    W = check_matrix("W0", W0, 2, (X.shape[1], None)).copy()
+    a = check_matrix("a0", a0, 1, (W.shape[1],)).copy()
     check_positive("lr", lr)
     check_positive("max_steps", max_steps, integer=True)
     check_positive("tol", tol)
     check_positive("record_every", record_every, integer=True)
-    P = None if project is None else _check_matrix("project", project, 2, (X.shape[1], None))
+    P = None if project is None else check_matrix("project", project, 2, (X.shape[1], None))
     student = as_student(student)
     n, N = X.shape[0], W.shape[1]
     scale = 1.0 / N if parameterization == "mean-field" else 1.0 / math.sqrt(N)

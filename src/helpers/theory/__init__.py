@@ -1,9 +1,32 @@
-"""Theory computed in code, one module per chapter's concept, re-exported here."""
+"""Theory computed in code, one module per concept, re-exported here.
 
-from .exact_large_step import *  # noqa: F401,F403
-from .large_step import *  # noqa: F401,F403
-from .setting import kernel_lower_bound, label_second_moment, neuron_movement
-from .small_step import *  # noqa: F401,F403
-from .spike import *  # noqa: F401,F403
+:mod:`~helpers.theory.setting` (kernel floor, neuron movement), :mod:`~helpers.theory.spike`
+(Proposition 2), :mod:`~helpers.theory.rmt` (the Marchenko-Pastur law),
+:mod:`~helpers.theory.deterministic_equivalent` (ridge on Gaussian-equivalent features, the
+effective penalty), :mod:`~helpers.theory.small_step` (Theorems 3-5),
+:mod:`~helpers.theory.large_step` (eq. 5.1) and :mod:`~helpers.theory.exact_large_step`
+(chapter 5).  Theory imports no simulation module: it depends only on
+:mod:`helpers.activations` (a test checks this).
+"""
 
-__all__ = ["kernel_lower_bound", "label_second_moment", "neuron_movement"]
+from . import (
+    deterministic_equivalent,
+    exact_large_step,
+    large_step,
+    rmt,
+    setting,
+    small_step,
+    spike,
+)
+from .deterministic_equivalent import *  # noqa: F403
+from .exact_large_step import *  # noqa: F403
+from .large_step import *  # noqa: F403
+from .rmt import *  # noqa: F403
+from .setting import *  # noqa: F403
+from .small_step import *  # noqa: F403
+from .spike import *  # noqa: F403
+
+_MODULES = (deterministic_equivalent, exact_large_step, large_step, rmt, setting, small_step,
+            spike)
+__all__ = [*(m.__name__.rsplit(".", 1)[1] for m in _MODULES),
+           *(name for m in _MODULES for name in m.__all__)]

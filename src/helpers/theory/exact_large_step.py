@@ -44,7 +44,7 @@ from numbers import Real
 import numpy as np
 
 from ..activations import Activation, gaussian_expectation, get_activation
-from ..rmt import mp_stieltjes, mp_stieltjes_derivative
+from .rmt import mp_stieltjes, mp_stieltjes_derivative
 
 __all__ = [
     "LargeStepConvergenceError",

@@ -30,8 +30,8 @@ import warnings
 import numpy as np
 from scipy import optimize, special
 
-from ..activations import Activation, get_activation
-from ..model import as_teacher, check_positive
+from .._validation import check_positive, check_real
+from ..activations import Activation, as_teacher, get_activation, is_registered
 
 __all__ = [
     "smoothed_activation",
@@ -60,18 +60,8 @@ def _activation(name: str, spec, *, teacher: bool = False) -> Activation:
         raise ValueError(f"{name}: {err}") from None
 
 
-def _check_real(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
-        raise ValueError(f"{name} must be a real number; got {value!r}")
-    return float(value)
-
-
 def _is_closed(act: Activation) -> bool:
-    if act.name not in _CLOSED:
-        return False
-    from ..activations import _REGISTRY  # the registered function, to exclude look-alikes
-
-    return act.fn is _REGISTRY[act.name][0]
+    return act.name in _CLOSED and is_registered(act)  # the registered function itself
 
 
 def _closed_smoothed(act: Activation, m: np.ndarray, s: float) -> np.ndarray:
@@ -151,7 +141,7 @@ def smoothed_activation(student, kappa, x, *, scale: float = 1.0) -> np.ndarray:
     0.6778011938374184
     """
     act = _activation("student", student)
-    kappa = _check_real("kappa", kappa)
+    kappa = check_real("kappa", kappa)
     if not math.isfinite(kappa):
         raise ValueError(f"kappa must be finite; got {kappa!r} (see tau_curve for the limit)")
     check_positive("scale", scale)
@@ -410,7 +400,7 @@ def lemma6_readout(c, kappa: float, *, width: float) -> np.ndarray:
     c = np.asarray(c, dtype=float)
     if c.ndim != 1:
         raise ValueError(f"c must be a 1-d array of neuron shifts; got shape {c.shape}")
-    kappa = _check_real("kappa", kappa)
+    kappa = check_real("kappa", kappa)
     if not math.isfinite(kappa):
         raise ValueError(f"kappa must be finite; got {kappa!r}")
     check_positive("width", width)
@@ -480,20 +470,18 @@ def lemma6_prediction(student, teacher, *, psi1: float, eta_scale: float, kappa:
     check_positive("psi1", psi1)
     check_positive("eta_scale", eta_scale)
     check_positive("width", width)
-    kappa = _check_real("kappa", kappa)
+    kappa = check_real("kappa", kappa)
     if not math.isfinite(kappa):
         raise ValueError(f"kappa must be finite; got {kappa!r}")
     gain = act.mu1 * tea.mu1
     if gain == 0:
         raise ValueError("student and teacher must both have mu1 != 0 (no shift otherwise)")
     ey2 = label_second_moment(tea, noise=noise)
-    xs, ws = _gauss_nodes(act.kinks)
-    dsq = float(np.sum(ws * act.derivative(xs) ** 2))
+    dsq = act.derivative_second_moment
     r = math.sqrt(1.0 + (kappa / gain) ** 2 * ey2 * max(dsq - act.mu1**2, 0.0) / psi1)
     v_s = ey2 / (tea.mu1**2 * psi1)
     t, wt = _gauss_nodes(tea.kinks)
-    z, wz = np.polynomial.hermite_e.hermegauss(60)
-    wz = wz / math.sqrt(2.0 * math.pi)
+    z, wz = _gauss_nodes()
     u = t[:, None] + math.sqrt(v_s) * z[None, :]          # (n_t, n_z)
     g = _smoothed(act, kappa, u, r)
     W = wt[:, None] * wz[None, :]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from ..activations import Activation, gaussian_expectation
-from ..model import as_student, as_teacher, check_nonnegative, check_positive
+from .._validation import check_nonnegative, check_positive
+from ..activations import as_student, as_teacher
 
 __all__ = ["kernel_lower_bound", "label_second_moment", "neuron_movement"]
 
@@ -23,10 +23,6 @@ def label_second_moment(teacher, *, noise: float = 0.0) -> float:
     r""":math:`E y^2 = \mu_1^{*2} + \mu_2^{*2} + \sigma_\varepsilon^2` (teacher centred)."""
     check_nonnegative("noise", noise)
     return as_teacher(teacher).second_moment + noise**2
-
-
-def _derivative_second_moment(student: Activation) -> float:
-    return gaussian_expectation(lambda t: student.derivative(t) ** 2, student.kinks)
 
 
 def neuron_movement(student, teacher, *, psi1: float, noise: float = 0.0) -> float:
@@ -48,4 +44,4 @@ def neuron_movement(student, teacher, *, psi1: float, noise: float = 0.0) -> flo
     check_positive("psi1", psi1)
     s, t = as_student(student), as_teacher(teacher)
     ey2 = label_second_moment(t, noise=noise)
-    return math.sqrt((s.mu1 * t.mu1) ** 2 + ey2 * _derivative_second_moment(s) / psi1)
+    return math.sqrt((s.mu1 * t.mu1) ** 2 + ey2 * s.derivative_second_moment / psi1)

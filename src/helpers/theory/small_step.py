@@ -34,10 +34,10 @@ import warnings
 
 import numpy as np
 
-from ..activations import gaussian_expectation
-from ..gaussian_equivalent import solve_effective_penalty
-from ..model import as_student, as_teacher, check_nonnegative, check_positive
-from ..rmt import mp_stieltjes, mp_stieltjes_derivative
+from .._validation import check_array, check_nonnegative, check_positive
+from ..activations import as_student, as_teacher, gaussian_expectation
+from .deterministic_equivalent import solve_effective_penalty
+from .rmt import mp_stieltjes, mp_stieltjes_derivative
 
 __all__ = [
     "SmallStepWarning",
@@ -61,16 +61,6 @@ REFERENCE_LIMIT = 1.0
 
 class SmallStepWarning(UserWarning):
     """The requested step is outside the regime where the small-step theory applies."""
-
-
-def _check_array(name, value, *, positive):
-    arr = np.asarray(value, dtype=float)
-    bad = ~np.isfinite(arr) | ((arr <= 0) if positive else (arr < 0))
-    if arr.ndim > 1 or np.any(bad):
-        what = "> 0" if positive else ">= 0"
-        raise ValueError(f"{name} must be a finite number {what} or a 1-d array of them; got "
-                         f"{value!r}")
-    return arr
 
 
 def spike_strength(teacher, *, psi1: float, noise: float = 0.0) -> tuple[float, float]:
@@ -125,8 +115,8 @@ def small_step_parts(student, teacher, *, psi1, psi2, lam, eta, noise=0.0,
     check_positive("psi1", psi1)
     check_positive("psi2", psi2)
     check_nonnegative("noise", noise)
-    lam_arr = _check_array("lam", lam, positive=True)
-    eta_arr = _check_array("eta", eta, positive=False)
+    lam_arr = check_array("lam", lam, positive=True)
+    eta_arr = check_array("eta", eta, positive=False)
     s, t = as_student(student), as_teacher(teacher)
     if s.mu1 == 0 or s.mu2 <= 1e-12:
         raise ValueError(f"student must have mu1 != 0 and a nonlinear part mu2 > 0; got "

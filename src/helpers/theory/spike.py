@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import math
 
-from ..activations import Activation, gaussian_expectation
-from ..model import as_student, as_teacher, check_nonnegative, check_positive
+from .._validation import check_nonnegative, check_positive
+from ..activations import as_student, as_teacher
 from .setting import label_second_moment, neuron_movement
 
 __all__ = [
@@ -39,10 +39,6 @@ __all__ = [
     "gradient_bulk_mass",
     "init_operator_norm",
 ]
-
-
-def _derivative_mean_square(student: Activation) -> float:
-    return gaussian_expectation(lambda t: student.derivative(t) ** 2, student.kinks)
 
 
 def spike_alignment(teacher, *, psi1: float, noise: float = 0.0) -> float:
@@ -110,7 +106,7 @@ def gradient_bulk_mass(student, teacher, *, psi1: float, noise: float = 0.0) -> 
     check_positive("psi1", psi1)
     s, t = as_student(student), as_teacher(teacher)
     ey2 = label_second_moment(t, noise=noise)
-    return ey2 * (_derivative_mean_square(s) - s.mu1**2) / psi1
+    return ey2 * (s.derivative_second_moment - s.mu1**2) / psi1
 
 
 def init_operator_norm(*, psi2: float) -> float:

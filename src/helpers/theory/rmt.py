@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from .model import check_positive
+from .._validation import check_positive
 
 __all__ = ["mp_support", "mp_atom", "mp_density", "mp_stieltjes", "mp_stieltjes_derivative"]
 

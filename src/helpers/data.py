@@ -1,0 +1,138 @@
+r"""The data of one run: the teacher, the samples, the student at initialisation, the seeds.
+
+Notation follows Ba et al. (2022, §2): inputs :math:`x \sim N(0, I_d)`, labels
+:math:`y = \sigma_*(\langle x, \beta_*\rangle) + \varepsilon` with :math:`\beta_*` uniform on
+the sphere, and the student :math:`f(x) = N^{-1/2} a^\top \sigma(W^\top x)` with
+:math:`W_0 \in \mathbb{R}^{d\times N}` of i.i.d. :math:`N(0, 1/d)` entries (Assumption 1).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._validation import (
+    check_choice,
+    check_matrix,
+    check_nonnegative,
+    check_positive,
+    check_rng,
+    problem_sizes,
+)
+from .activations import as_teacher
+
+__all__ = [
+    "problem_sizes",
+    "sample_teacher",
+    "sample_data",
+    "init_student",
+    "SECOND_LAYERS",
+    "normal_blocks",
+    "STREAMS",
+    "spawn_streams",
+]
+
+SECOND_LAYERS = ("gaussian", "rademacher")
+
+
+def sample_teacher(d: int, *, rng: np.random.Generator) -> np.ndarray:
+    r"""Draw :math:`\beta_*` uniformly on the unit sphere of :math:`\mathbb{R}^d`."""
+    check_positive("d", d, integer=True)
+    beta = check_rng(rng).standard_normal(d)
+    return beta / np.linalg.norm(beta)
+
+
+def sample_data(n: int, beta: np.ndarray, teacher, *, noise: float = 0.0,
+                rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    r"""Draw ``n`` inputs :math:`x \sim N(0, I_d)` and labels
+    :math:`y = \sigma_*(x^\top\beta_*) + \varepsilon`.
+
+    Parameters
+    ----------
+    n : int
+        Number of samples.
+    beta : ndarray of shape (d,)
+        Teacher direction (unit norm).
+    teacher : str, callable or Activation
+        Teacher link; names and callables are centred.
+    noise : float
+        Standard deviation :math:`\sigma_\varepsilon` of the Gaussian label noise.
+    rng : numpy.random.Generator
+        Draws ``X`` first, then the noise (none when ``noise == 0``).
+
+    Returns
+    -------
+    X : ndarray of shape (n, d)
+    y : ndarray of shape (n,)
+    """
+    check_positive("n", n, integer=True)
+    check_nonnegative("noise", noise)
+    beta = check_matrix("beta", beta, 1)
+    rng = check_rng(rng)
+    X = rng.standard_normal((n, beta.shape[0]))
+    y = as_teacher(teacher)(X @ beta)
+    if noise > 0:
+        y = y + noise * rng.standard_normal(n)
+    return X, y
+
+
+def init_student(d: int, width: int, *, rng: np.random.Generator,
+                 second_layer: str = "gaussian"):
+    r"""Initialise the student as in Assumption 1.
+
+    Parameters
+    ----------
+    d, width : int
+        Input dimension and number of neurons N.
+    rng : numpy.random.Generator
+    second_layer : {"gaussian", "rademacher"}
+        ``"gaussian"``: :math:`a_i \sim N(0, 1/N)`.  ``"rademacher"``:
+        :math:`a_i = \mathrm{sign}(g_i)/\sqrt N` where :math:`g_i` is exactly the Gaussian
+        draw of the default, so the same ``rng`` gives the same :math:`W_0` and the same
+        signs (chapter 5's :math:`a_i = \pm 1/\sqrt N`).
+
+    Returns
+    -------
+    W0 : ndarray of shape (d, width)
+        Entries i.i.d. :math:`N(0, 1/d)`.
+    a : ndarray of shape (width,)
+    """
+    check_positive("d", d, integer=True)
+    check_positive("width", width, integer=True)
+    check_choice("second_layer", second_layer, SECOND_LAYERS)
+    rng = check_rng(rng)
+    W0 = rng.standard_normal((d, width)) / math.sqrt(d)
+    g = rng.standard_normal(width)
+    a = np.sign(g) if second_layer == "rademacher" else g
+    return W0, a / math.sqrt(width)
+
+
+def normal_blocks(rng: np.random.Generator, rows: int, cols: int, *, block: int):
+    """The rows of ``rng.standard_normal((rows, cols))``, in blocks of at most ``block`` rows.
+
+    NumPy fills a matrix row by row, so the blocks are the same numbers whatever ``block``
+    is: the block size changes memory, never results.
+    """
+    check_positive("block", block, integer=True)
+    for start in range(0, rows, block):
+        yield rng.standard_normal((min(block, rows - start), cols))
+
+
+#: The independent random streams of one run, in the order they are spawned from the seed.
+STREAMS = ("teacher", "init", "step", "ridge", "test", "ge_noise")
+
+
+def spawn_streams(seed) -> dict:
+    """The independent random streams of one run, keyed by ``STREAMS``.
+
+    Every seeded runner (:mod:`helpers.simulate`) draws the teacher, the initialisation, the
+    step data, the ridge data, the test points and (for the Gaussian-equivalent features)
+    the noise :math:`Z` from these children of ``seed``, so the same seed gives the same
+    draws everywhere and changing one stage (e.g. ``n_test``) leaves the others untouched.
+
+    Parameters
+    ----------
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+    """
+    return dict(zip(STREAMS, np.random.default_rng(seed).spawn(len(STREAMS)), strict=True))

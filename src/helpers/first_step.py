@@ -1,0 +1,156 @@
+r"""The first gradient step on the first layer (Ba et al. 2022, eq. 2.1).
+
+The student :math:`f(x) = N^{-1/2} a^\top\sigma(W^\top x)` is trained on
+:math:`L = \frac1n\sum_i \frac12 (f(x_i) - y_i)^2` by one step on :math:`W` only:
+:math:`W_1 = W_0 + \eta\sqrt{N}\,G_0` with the negative gradient :math:`G_0` at :math:`W_0`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._validation import check_matrix, check_nonnegative, problem_sizes
+from .activations import as_student, as_teacher
+from .data import init_student, sample_data, sample_teacher, spawn_streams
+
+__all__ = ["student_output", "empirical_loss", "first_step_gradient", "one_step",
+           "FirstStep", "first_step_from_streams", "run_first_step"]
+
+
+def _check_network(X, W, a):
+    X = check_matrix("X", X, 2)
+    W = check_matrix("W", W, 2, (X.shape[1], None))
+    a = check_matrix("a", a, 1, (W.shape[1],))
+    return X, W, a
+
+
+def student_output(X, W, a, student) -> np.ndarray:
+    r""":math:`f(x_i) = N^{-1/2} a^\top\sigma(W^\top x_i)` for each row of ``X``; shape (n,)."""
+    X, W, a = _check_network(X, W, a)
+    return as_student(student)(X @ W) @ a / math.sqrt(W.shape[1])
+
+
+def empirical_loss(X, y, W, a, student) -> float:
+    r""":math:`L = \frac{1}{n}\sum_i \frac12 (f(x_i) - y_i)^2`."""
+    r = student_output(X, W, a, student) - np.asarray(y, dtype=float)
+    return 0.5 * float(np.mean(r * r))
+
+
+def first_step_gradient(X, y, W, a, student) -> np.ndarray:
+    r"""The negative gradient :math:`G_0 = -\nabla_W L` of eq. (2.1), evaluated at ``W``.
+
+    .. math::
+
+        G_0 = \frac1n X^\top\Big[\Big(\frac{1}{\sqrt N}\big(y - \tfrac{1}{\sqrt N}
+        \sigma(XW)a\big)a^\top\Big)\odot\sigma'(XW)\Big].
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    y : ndarray of shape (n,)
+    W : ndarray of shape (d, N)
+    a : ndarray of shape (N,)
+    student : str, callable or Activation
+
+    Returns
+    -------
+    G0 : ndarray of shape (d, N)
+    """
+    X, W, a = _check_network(X, W, a)
+    y = check_matrix("y", y, 1, (X.shape[0],))
+    student = as_student(student)
+    n, N = X.shape[0], W.shape[1]
+    act, slope = student.value_and_derivative(X @ W)  # sigma(XW), sigma'(XW): (n, N)
+    residual = y - act @ a / math.sqrt(N)               # y - f(X): (n,)
+    M = (residual / math.sqrt(N))[:, None] * a[None, :] * slope
+    return X.T @ M / n
+
+
+def one_step(W0, G0, eta: float) -> np.ndarray:
+    r""":math:`W_1 = W_0 + \eta\sqrt{N}\,G_0` (a new array; inputs are not modified)."""
+    W0 = check_matrix("W0", W0, 2)
+    G0 = check_matrix("G0", G0, 2, W0.shape)
+    check_nonnegative("eta", eta)
+    return W0 + (eta * math.sqrt(W0.shape[1])) * G0
+
+
+@dataclass
+class FirstStep:
+    """The first stage of the procedure: data, initialisation, gradient and step.
+
+    Shapes: ``beta`` (d,), ``X`` (n, d), ``y`` (n,), ``W0``/``W1``/``G0`` (d, N), ``a`` (N,).
+    """
+
+    beta: np.ndarray = field(repr=False)
+    X: np.ndarray = field(repr=False)
+    y: np.ndarray = field(repr=False)
+    W0: np.ndarray = field(repr=False)
+    a: np.ndarray = field(repr=False)
+    G0: np.ndarray = field(repr=False)
+    W1: np.ndarray = field(repr=False)
+    eta: float = 0.0
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        """``(d, n, N)``."""
+        return self.d, self.n, self.N
+
+    @property
+    def d(self) -> int:
+        """Input dimension."""
+        return self.W0.shape[0]
+
+    @property
+    def n(self) -> int:
+        """Samples of the step."""
+        return self.X.shape[0]
+
+    @property
+    def N(self) -> int:
+        """Neurons."""
+        return self.W0.shape[1]
+
+
+def first_step_from_streams(student, teacher, *, d, n, N, eta, noise, streams,
+                second_layer="gaussian") -> FirstStep:
+    """:func:`run_first_step` on checked sizes, resolved activations (the teacher centred)
+    and the streams of :func:`helpers.data.spawn_streams` (the seeded runners share them)."""
+    beta = sample_teacher(d, rng=streams["teacher"])
+    W0, a = init_student(d, N, rng=streams["init"], second_layer=second_layer)
+    X, y = sample_data(n, beta, teacher, noise=noise, rng=streams["step"])
+    G0 = first_step_gradient(X, y, W0, a, student)
+    return FirstStep(beta=beta, X=X, y=y, W0=W0, a=a, G0=G0, W1=one_step(W0, G0, eta),
+                     eta=float(eta))
+
+
+def run_first_step(student, teacher, *, d, psi1, psi2, eta, noise=0.0, seed=0,
+                   second_layer="gaussian") -> FirstStep:
+    r"""Draw the teacher, the step data and the student, and take the first step.
+
+    Uses the random streams of :func:`helpers.data.spawn_streams`, like
+    :func:`helpers.simulate_one_step`, so for the same ``seed`` the two return the same
+    :math:`\beta_*, W_0, a, G_0, W_1`.
+
+    Parameters
+    ----------
+    student, teacher : str, callable or Activation
+    d : int
+    psi1, psi2 : float
+        ``n = round(psi1 d)`` samples, ``N = round(psi2 d)`` neurons.
+    eta : float
+        Learning rate (>= 0).
+    noise : float
+        Label-noise standard deviation.
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+    second_layer : {"gaussian", "rademacher"}
+        See :func:`helpers.init_student`.
+    """
+    d, n, N = problem_sizes(d, psi1, psi2)
+    check_nonnegative("eta", eta)
+    check_nonnegative("noise", noise)
+    return first_step_from_streams(as_student(student), as_teacher(teacher), d=d, n=n, N=N,
+                                   eta=eta, noise=noise, streams=spawn_streams(seed),
+                                   second_layer=second_layer)

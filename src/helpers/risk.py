@@ -1,0 +1,98 @@
+r"""The prediction risk of the fitted model, the last stop of the data path.
+
+Label noise is excluded, as in the paper:
+:math:`R = E_x\big(\sigma(W^\top x)^\top b - \sigma_*(x^\top\beta_*)\big)^2`, estimated on
+fresh test points (:func:`prediction_risk`), or computed exactly for the Gaussian-equivalent
+features (:func:`ge_prediction_risk`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import check_matrix, check_positive, check_rng
+from .activations import as_student, as_teacher
+from .data import normal_blocks
+from .feature_maps import features
+from .theory.deterministic_equivalent import ge_population
+
+__all__ = ["prediction_risk", "ge_prediction_risk", "TEST_BLOCK"]
+
+#: Test points drawn and evaluated per block by default (memory: TEST_BLOCK x N numbers).
+TEST_BLOCK = 4096
+
+
+def _as_columns(name, B, rows):
+    B = np.asarray(B, dtype=float)
+    return check_matrix(name, B[:, None] if B.ndim == 1 else B, 2, (rows, None))
+
+
+def prediction_risk(W, B, student, teacher, beta, *, n_test: int, rng: np.random.Generator,
+                    chunk: int = TEST_BLOCK, dtype=np.float64):
+    r"""Monte-Carlo prediction risk
+    :math:`E_x(\sigma(W^\top x)^\top b - \sigma_*(x^\top\beta_*))^2`.
+
+    Test inputs are drawn in blocks of at most ``chunk`` rows, so memory stays at
+    ``chunk * N`` numbers whatever ``n_test`` is; the points are the rows of
+    ``rng.standard_normal((n_test, d))`` whatever ``chunk`` or ``dtype`` is.
+
+    Parameters
+    ----------
+    W : ndarray of shape (d, N)
+    B : ndarray of shape (N, L)
+        Ridge coefficients, one column per penalty (from :func:`helpers.ridge_path`).
+    student, teacher : str, callable or Activation
+    beta : ndarray of shape (d,)
+    n_test : int
+        Number of fresh test points.
+    rng : numpy.random.Generator
+    chunk : int
+        Test points per block.
+    dtype : {numpy.float64, numpy.float32}
+        Precision of the test features and predictions (errors are accumulated in float64).
+
+    Returns
+    -------
+    risk : ndarray of shape (L,)
+        Mean squared error per penalty.
+    se : ndarray of shape (L,)
+        Its Monte-Carlo standard error over the test points.
+    """
+    W = check_matrix("W", W, 2)
+    B = _as_columns("B", B, W.shape[1])
+    beta = check_matrix("beta", beta, 1, (W.shape[0],))
+    check_positive("n_test", n_test, integer=True)
+    rng = check_rng(rng)
+    student, teacher = as_student(student), as_teacher(teacher)
+    Bc = B.astype(dtype, copy=False)
+    total, total_sq = np.zeros(B.shape[1]), np.zeros(B.shape[1])
+    for X in normal_blocks(rng, n_test, W.shape[0], block=chunk):
+        pred = features(X, W, student, dtype=dtype) @ Bc
+        sq_err = (pred - teacher(X @ beta)[:, None]) ** 2
+        total += sq_err.sum(axis=0)
+        total_sq += (sq_err * sq_err).sum(axis=0)
+    mean = total / n_test
+    var = np.maximum(total_sq / n_test - mean**2, 0.0) * n_test / max(n_test - 1, 1)
+    return mean, np.sqrt(var / n_test)
+
+
+def ge_prediction_risk(B, W, student, teacher, beta) -> np.ndarray:
+    r"""Exact risk :math:`E(b^\top\varphi_{GE} - f_*)^2 = b^\top\Sigma b - 2b^\top c + E f_*^2`
+    of coefficients ``B`` on the Gaussian-equivalent features
+    (:math:`\Sigma, c` from :func:`helpers.theory.ge_population`).
+
+    Parameters
+    ----------
+    B : ndarray of shape (N, L)
+        One coefficient vector per column.
+    W : ndarray of shape (d, N)
+    student, teacher : str, callable or Activation
+    beta : ndarray of shape (d,)
+
+    Returns
+    -------
+    ndarray of shape (L,)
+    """
+    Sigma, c = ge_population(W, student, teacher, beta)
+    B = _as_columns("B", B, Sigma.shape[0])
+    return np.einsum("il,il->l", B, Sigma @ B) - 2.0 * (c @ B) + as_teacher(teacher).second_moment

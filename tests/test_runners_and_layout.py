@@ -1,0 +1,96 @@
+"""The seeded runners share their draws; the layers of the package point one way."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from helpers.data import STREAMS, init_student, normal_blocks, spawn_streams
+from helpers.simulate import (
+    same_data_risks,
+    simulate_ck_and_ge,
+    simulate_etas,
+    simulate_one_step,
+)
+
+PAIR = dict(student="tanh", teacher="softplus")
+KW = dict(d=20, psi1=3.0, psi2=1.5, noise=0.25, seed=7)
+
+SIMULATION_SIDE = ("data", "first_step", "feature_maps", "ridge", "risk", "kernels",
+                   "simulate", "spectra", "experiments", "training", "plotting", "tables")
+
+
+def test_importing_theory_loads_no_simulation_module():
+    code = ("import sys, helpers.theory; "
+            "print(' '.join(m for m in sys.modules if m.startswith('helpers')))")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                         text=True).stdout.split()
+    assert "helpers.theory.small_step" in out and "helpers.theory.rmt" in out
+    loaded = [m for m in out if m.split(".")[1:2] and m.split(".")[1] in SIMULATION_SIDE]
+    assert loaded == [], f"helpers.theory imports simulation code: {loaded}"
+
+
+def test_streams_are_the_children_of_the_seed_in_order():
+    # Adding the "ge_noise" stream at the end left the first five streams unchanged.
+    streams = spawn_streams(11)
+    children = np.random.default_rng(11).spawn(5)
+    for name, child in zip(STREAMS, children, strict=False):
+        assert streams[name].standard_normal() == child.standard_normal()
+
+
+@pytest.mark.parametrize("block", [1, 3, 7, 100])
+def test_normal_blocks_are_the_rows_of_one_draw(block):
+    blocks = list(normal_blocks(np.random.default_rng(0), 10, 4, block=block))
+    assert max(len(b) for b in blocks) == min(block, 10)
+    np.testing.assert_array_equal(np.vstack(blocks),
+                                  np.random.default_rng(0).standard_normal((10, 4)))
+
+
+def test_rademacher_second_layer_takes_the_signs_of_the_gaussian_draw():
+    W0, a = init_student(6, 50, rng=np.random.default_rng(3))
+    W0r, ar = init_student(6, 50, rng=np.random.default_rng(3), second_layer="rademacher")
+    np.testing.assert_array_equal(W0, W0r)
+    np.testing.assert_array_equal(ar, np.sign(a) / np.sqrt(50))
+    lam = [1e-2, 1e-1]
+    g = simulate_one_step(**PAIR, lam=lam, eta=1.0, **KW)
+    r = simulate_one_step(**PAIR, lam=lam, eta=1.0, second_layer="rademacher", **KW)
+    np.testing.assert_array_equal(g.X, r.X)
+    np.testing.assert_array_equal(g.W0, r.W0)
+    np.testing.assert_array_equal(r.a, np.sign(g.a) / np.sqrt(g.N))
+    assert not np.allclose(g.risk, r.risk)  # a different second layer, a different step
+    with pytest.raises(ValueError, match="second_layer must be one of"):
+        simulate_one_step(**PAIR, lam=lam, eta=1.0, second_layer="uniform", **KW)
+
+
+def test_ck_and_ge_share_the_test_points_of_simulate_one_step():
+    # The real-feature risk of simulate_ck_and_ge is simulate_one_step's risk for the same
+    # seed (same step, ridge data and test points); the GE noise has its own stream.
+    lam = [1e-3, 1e-1]
+    one = simulate_one_step(**PAIR, lam=lam, eta=1.5, n_test=900, **KW)
+    both = simulate_ck_and_ge(**PAIR, lam=lam, eta=1.5, n_test=900, **KW)
+    np.testing.assert_allclose(both["risk_ck"], one.risk, rtol=1e-10)
+    np.testing.assert_allclose(both["risk_ck_mc_se"], one.risk_se, rtol=1e-8)
+
+
+def test_one_multi_eta_algorithm_for_both_runners():
+    lam = [1e-3, 1e-1]
+    etas = [0.0, 0.7, 2.0]
+    rows = simulate_etas(**PAIR, lam=lam, etas=etas, n_test=2048, **KW)
+    same = same_data_risks(**PAIR, lam=lam, etas=dict(zip("abc", etas, strict=True)),
+                           n_test=2048, **KW)
+    np.testing.assert_allclose([r["risk"] for r in rows], [r["risk"] for r in same],
+                               rtol=1e-12)
+    for k, eta in enumerate(etas):
+        one = simulate_one_step(**PAIR, lam=lam, eta=eta, n_test=2048, **KW)
+        np.testing.assert_allclose([r["risk"] for r in rows[2 * k:2 * k + 2]], one.risk,
+                                   rtol=1e-10)
+
+
+def test_package_attributes_load_lazily_and_unknown_names_fail():
+    import helpers
+
+    assert helpers.ridge_path is helpers.ridge.ridge_path
+    assert "simulate_one_step" in dir(helpers)
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        helpers.nothing  # noqa: B018
