@@ -7,6 +7,12 @@ JB     := $(BIN)/jupyter-book
 NBVAL  := --nbval-lax --nbval-current-env --nbval-cell-timeout=600 -p no:cacheprovider
 # No progress bars in anything make runs: a built page must carry no stderr output.
 export BOOK_PROGRESS ?= 0
+# NumPy's and SciPy's wheels each bundle an OpenBLAS whose idle threads spin for a while after
+# every call; a run alternates between the two (products, then solves), so each slowed the other.
+# Idle threads that sleep almost at once (OpenBLAS's own setting, read when it loads) remove
+# that: chapters 3 and 4 ran in 10.6 s and 18.2 s instead of 21.4 s and 28.5 s (quick scale,
+# 2 cores). Binder sets the same in `start`. Numbers do not change.
+export OPENBLAS_THREAD_TIMEOUT ?= 4
 
 .PHONY: book test unit notebooks build-strict browser screenshots lint paper bench bench-chapters clean venv seeds
 
