@@ -69,9 +69,21 @@ def sample_data(n: int, beta: np.ndarray, teacher, *, noise: float = 0.0,
     check_positive("n", n, integer=True)
     check_nonnegative("noise", noise)
     beta = check_matrix("beta", beta, 1)
-    rng = check_rng(rng)
-    X = rng.standard_normal((n, beta.shape[0]))
-    y = as_teacher(teacher)(X @ beta)
+    link = as_teacher(teacher)
+    return gaussian_inputs_and_labels(n, beta.shape[0], lambda X: link(X @ beta), noise=noise,
+                                      rng=check_rng(rng))
+
+
+def gaussian_inputs_and_labels(n: int, d: int, labels, *, noise: float,
+                               rng: np.random.Generator):
+    """``X`` with i.i.d. N(0, 1) entries, then ``y = labels(X) + noise * N(0, I_n)``.
+
+    The one place where inputs and noisy labels are drawn (single- and multi-index teachers);
+    ``X`` is drawn first, then the noise (none when ``noise == 0``).  Arguments are checked by
+    the callers.
+    """
+    X = rng.standard_normal((n, d))
+    y = labels(X)
     if noise > 0:
         y = y + noise * rng.standard_normal(n)
     return X, y

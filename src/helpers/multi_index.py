@@ -37,6 +37,7 @@ from numpy.polynomial import hermite_e
 from ._validation import check_lambdas, check_nonnegative, check_positive, check_rng
 from ._validation import check_matrix as _check_matrix
 from .activations import as_student
+from .data import gaussian_inputs_and_labels
 from .feature_maps import features
 from .first_step import first_step_gradient
 from .ridge import ridge_path
@@ -121,12 +122,8 @@ def multi_index_data(n: int, B, g, *, noise: float = 0.0, rng: np.random.Generat
     check_nonnegative("noise", noise)
     B = _check_matrix("B", B, 2)
     g = _check_link(g)
-    rng = check_rng(rng)
-    X = rng.standard_normal((n, B.shape[0]))
-    y = _labels(X, B, g)
-    if noise > 0:
-        y = y + noise * rng.standard_normal(n)
-    return X, y
+    return gaussian_inputs_and_labels(n, B.shape[0], lambda X: _labels(X, B, g), noise=noise,
+                                      rng=check_rng(rng))
 
 
 def second_layer(width: int, kind: str = "gaussian", *, rng: np.random.Generator):
