@@ -485,23 +485,7 @@ def _figure_file(page: str, image: dict) -> Path | None:
     return path if path.suffix.lower() == ".png" and path.is_file() else None
 
 
-# Chapters whose figures are still drawn wider than the book's widths on this branch (hand-set
-# figsize); their engineers' branches move them to helpers.plotting.subplots (issue 13, item
-# 2).  Strict: once a listed page passes, the test fails until the page is removed from this
-# set, so the list can only shrink.  Empty it at merge (tests/test_figure_style.py has the
-# same list for the chapters' source).
-PENDING_FIGURE_FIXES: set[str] = set()
-
-
-def _figure_pages():
-    for page in PAGES:
-        marks = []
-        if page in PENDING_FIGURE_FIXES:
-            marks = [pytest.mark.xfail(strict=True, reason="old chapter, fixed on its own branch")]
-        yield pytest.param(page, marks=marks)
-
-
-@pytest.mark.parametrize("page", list(_figure_pages()))
+@pytest.mark.parametrize("page", PAGES)
 def test_figure_text_is_at_least_11px_on_a_desktop_page(views, page):
     floor_pt = min_font_pt()
     small = []

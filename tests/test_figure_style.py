@@ -20,11 +20,6 @@ from helpers.plotting import MIN_FONT_PT, STYLE_PATH
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted([*ROOT.glob("chapters/*.md"), ROOT / "intro.md"])
 
-# Chapters still drawn with hand-set sizes on this branch; their engineers' branches move them
-# to helpers.plotting.subplots (issue 13, item 2).  Strict: once a listed chapter passes, the
-# test fails until its name is removed here, so the list can only shrink.  Empty it at merge.
-PENDING_CHAPTER_FIXES: set[str] = set()
-
 # figsize=..., plt.figure(...) / plt.subplots(...) (use helpers.plotting.subplots), set_size_inches
 _FIGSIZE = re.compile(r"\bfigsize\s*=|\bplt\.(?:figure|subplots|subplot_mosaic)\s*\("
                       r"|\bset_size_inches\s*\(|rcParams\[\s*['\"]figure\.figsize")
@@ -78,15 +73,7 @@ def test_the_rules_catch_what_they_should():
     assert violations(good) == []
 
 
-def _page_params():
-    for path in PAGES:
-        marks = []
-        if path.name in PENDING_CHAPTER_FIXES:
-            marks = [pytest.mark.xfail(strict=True, reason="old chapter, fixed on its own branch")]
-        yield pytest.param(path, id=path.relative_to(ROOT).as_posix(), marks=marks)
-
-
-@pytest.mark.parametrize("path", list(_page_params()))
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_chapters_use_the_book_figure_style(path):
     found = violations(code_of(path))
     assert not found, f"{path.name}: {found}"
