@@ -37,6 +37,16 @@ def test_format_value_small_numbers_in_scientific_notation():
     assert tables.format_value(7) == "7"
 
 
+def test_format_value_never_prints_python_exponents():
+    # %g switches to '1.23e+03' when the digits do not reach the units; typeset that instead
+    assert tables.format_value(1234.5, 3) == "$1.23 \\times 10^{3}$"
+    assert tables.format_value(1234.4, 4) == "1234"
+    assert tables.format_value(-98765.0, 2) == "$-9.9 \\times 10^{4}$"
+    for v in (1e-3, 0.0123, 1.5, 999.0, 1234.5, 5e4, 1e5, 3e7):
+        for k in (1, 2, 3, 4):
+            assert "e+" not in tables.format_value(v, k) and "e-" not in tables.format_value(v, k)
+
+
 def test_book_seed_default_is_the_base(monkeypatch):
     monkeypatch.delenv(config.SEED_ENV, raising=False)
     assert config.book_seed(2022) == 2022

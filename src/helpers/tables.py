@@ -52,7 +52,8 @@ def format_value(value, digits: int = 3) -> str:
         return "0"
     if 1e-3 <= abs(value) < 1e5:
         text = f"{value:.{digits}g}"
-        return text
+        if "e" not in text:  # e.g. 1234.5 to 3 digits is '1.23e+03': typeset it instead
+            return text
     mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
     return f"${mantissa} \\times 10^{{{int(exponent)}}}$"
 
