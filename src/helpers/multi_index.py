@@ -34,10 +34,10 @@ from collections.abc import Callable
 import numpy as np
 from numpy.polynomial import hermite_e
 
-from ._validation import check_lambdas, check_nonnegative, check_positive, check_rng
+from ._validation import check_choice, check_lambdas, check_nonnegative, check_positive, check_rng
 from ._validation import check_matrix as _check_matrix
 from .activations import as_student
-from .data import gaussian_inputs_and_labels
+from .data import SECOND_LAYERS, gaussian_inputs_and_labels
 from .feature_maps import features
 from .first_step import first_step_gradient
 from .ridge import ridge_path
@@ -55,8 +55,6 @@ __all__ = [
     "single_index",
     "SECOND_LAYERS",
 ]
-
-SECOND_LAYERS = ("gaussian", "rademacher")
 
 
 def sample_directions(d: int, k: int, *, rng: np.random.Generator) -> np.ndarray:
@@ -130,8 +128,7 @@ def second_layer(width: int, kind: str = "gaussian", *, rng: np.random.Generator
     r"""A second layer :math:`a`: i.i.d. :math:`N(0, 1/N)` (``"gaussian"``, Assumption 1 of
     Ba et al.) or :math:`\pm 1/\sqrt N` with random signs (``"rademacher"``)."""
     check_positive("width", width, integer=True)
-    if kind not in SECOND_LAYERS:
-        raise ValueError(f"kind must be one of {SECOND_LAYERS}; got {kind!r}")
+    check_choice("kind", kind, SECOND_LAYERS)
     rng = check_rng(rng)
     if kind == "gaussian":
         return rng.standard_normal(width) / math.sqrt(width)

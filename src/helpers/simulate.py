@@ -151,8 +151,8 @@ def _risks_over_etas(fs: FirstStep, Xr, yr, test_blocks, etas, lambdas, student,
     r"""Ridge on :math:`\sigma(\tilde XW_1)` for every learning rate, and its test risk.
 
     :math:`XW_1 = XW_0 + \eta\sqrt N\,XG_0`, so two products per data set (ridge inputs
-    ``Xr``, each block of ``test_blocks``) serve every ``eta``.  Returns the list of ridge
-    coefficients (one (N, L) array per eta) and the risks, shape (len(etas), L).
+    ``Xr``, each block of ``test_blocks``) serve every ``eta``.  Returns the risks, shape
+    (len(etas), L).
     """
     steps = [eta * math.sqrt(fs.N) for eta in etas]
     P0, P1 = Xr @ fs.W0, Xr @ fs.G0
@@ -166,7 +166,7 @@ def _risks_over_etas(fs: FirstStep, Xr, yr, test_blocks, etas, lambdas, student,
             err = student(T0 + s * T1) @ B - target
             total[k] += np.einsum("ij,ij->j", err, err)
         count += Xt.shape[0]
-    return Bs, total / count
+    return total / count
 
 
 def simulate_etas(student, teacher, *, d, psi1, psi2, lam, etas, noise=0.0, seed=0,
@@ -201,7 +201,7 @@ def simulate_etas(student, teacher, *, d, psi1, psi2, lam, etas, noise=0.0, seed
                                  streams=streams)
     Xr, yr = sample_data(n, fs.beta, teacher, noise=noise, rng=streams["ridge"])
     blocks = normal_blocks(streams["test"], n_test, d, block=chunk)
-    _, risk = _risks_over_etas(fs, Xr, yr, blocks, etas, lambdas, student, teacher)
+    risk = _risks_over_etas(fs, Xr, yr, blocks, etas, lambdas, student, teacher)
     return [dict(eta=eta, lam=float(lv), risk=float(rv))
             for eta, row in zip(etas, risk, strict=True)
             for lv, rv in zip(lambdas, row, strict=True)]
@@ -268,7 +268,7 @@ def same_data_risks(student, teacher, *, d, psi1, psi2, etas, lam, kernels=(), n
                                  streams=streams)
     Xr, yr = sample_data(n, fs.beta, teacher, noise=noise, rng=streams["ridge"])
     Xt = streams["test"].standard_normal((n_test, d))
-    _, risk = _risks_over_etas(fs, Xr, yr, [Xt], list(etas.values()), lambdas, student,
+    risk = _risks_over_etas(fs, Xr, yr, [Xt], list(etas.values()), lambdas, student,
                                teacher)
     rows = [{"model": label, "lam": float(lv), "risk": float(rv)}
             for label, row in zip(etas, risk, strict=True)

@@ -83,8 +83,9 @@ def solve_effective_penalty(lam, df1_over_n, *, upper, rtol: float = 1e-9,
         if at_hi < -rtol:
             raise RuntimeError("effective penalty: the upper end of the bracket is too small "
                                f"(upper = {upper!r}); the traces are inconsistent")
-        if excess(lo, lv) >= 0 or at_hi <= 0:  # the root is an end of the bracket
-            kappa[i] = lv if excess(lo, lv) >= 0 else lv + upper
+        at_lo = excess(lo, lv)
+        if at_lo >= 0 or at_hi <= 0:  # the root is an end of the bracket
+            kappa[i] = lv if at_lo >= 0 else lv + upper
             continue
         root, info = optimize.brentq(excess, lo, hi, args=(lv,), xtol=1e-15,
                                      rtol=4 * np.finfo(float).eps, maxiter=max_iter,

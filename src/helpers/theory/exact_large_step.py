@@ -33,18 +33,22 @@ Only :math:`(V_1, V_2)` solve a nonlinear equation; :math:`(m, \theta)` and :mat
 then follow from 2 x 2 linear systems.  All Gaussian integrals use Gauss-Legendre pieces on
 :math:`[-10, 10]`, split at the activations' kinks.
 
-This module imports only the theory side of the package (activations, Marchenko-Pastur law).
+This module imports only the theory side of the package (activations, argument checks, the
+quadrature and activation lookup of :mod:`.large_step`, Marchenko-Pastur law).
 """
 
 from __future__ import annotations
 
 import math
-from numbers import Real
 
 import numpy as np
+from scipy import optimize
 
-from ..activations import Activation, gaussian_expectation, get_activation
+from .._validation import check_nonnegative, check_positive
+from ..activations import Activation, gaussian_expectation
+from .large_step import _PHI, _activation, _legendre_pieces
 from .rmt import mp_stieltjes, mp_stieltjes_derivative
+from .setting import label_second_moment
 
 __all__ = [
     "LargeStepConvergenceError",
@@ -58,7 +62,6 @@ _L = 10.0              # Gaussian integrals over [-L, L] (tail mass < 2e-23)
 _PIECES = 20           # unit-length pieces
 _NODES = 16            # Gauss-Legendre nodes per piece
 _GL = np.polynomial.legendre.leggauss(_NODES)
-_PHI = 1.0 / math.sqrt(2.0 * math.pi)
 _TOL = 1e-11           # relative accuracy of the (V1, V2) fixed point
 
 
@@ -67,21 +70,6 @@ class LargeStepConvergenceError(RuntimeError):
 
 
 # --------------------------------------------------------------------------- input checks
-def _activation(name, spec, *, teacher=False) -> Activation:
-    try:
-        return get_activation(spec, center=teacher)
-    except ValueError as err:
-        raise ValueError(f"{name}: {err}") from None
-
-
-def _scalar(name, value, *, positive):
-    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) \
-            or (value <= 0 if positive else value < 0):
-        what = "> 0" if positive else ">= 0"
-        raise ValueError(f"{name} must be a finite number {what}; got {value!r}")
-    return float(value)
-
-
 def _array(name, value, *, positive):
     try:
         arr = np.asarray(value, dtype=float)
@@ -110,15 +98,6 @@ def _check_odd(student: Activation):
 
 
 # --------------------------------------------------------------------------- quadrature
-def _pieces(bounds):
-    """Gauss-Legendre nodes/weights on consecutive pieces of each row of ``bounds``."""
-    lo, hi = bounds[:, :-1, None], bounds[:, 1:, None]
-    half, mid = 0.5 * (hi - lo), 0.5 * (hi + lo)
-    z = mid + half * _GL[0][None, None, :]
-    w = half * _GL[1][None, None, :]
-    return z.reshape(bounds.shape[0], -1), w.reshape(bounds.shape[0], -1)
-
-
 def _gauss_rows(loc, scale, kinks):
     """Nodes ``z`` (M, P) and weights (Gaussian density included) to integrate
     :math:`E f(loc_j + scale\\,z)` for each row, the pieces split where the argument hits a
@@ -128,7 +107,7 @@ def _gauss_rows(loc, scale, kinks):
     if kinks and scale > 0:
         cuts.append(np.clip((np.asarray(kinks)[None, :] - loc[:, None]) / scale, -_L, _L))
     bounds = np.sort(np.concatenate(cuts, axis=1), axis=1)
-    z, w = _pieces(bounds)
+    z, w = _legendre_pieces(bounds, *_GL)
     return z, w * np.exp(-0.5 * z * z) * _PHI
 
 
@@ -136,7 +115,7 @@ def _outer_nodes(breaks=()):
     """Nodes and weights (density included) for :math:`E_\\kappa`, :math:`\\kappa\\sim N(0,1)`."""
     pts = np.unique(np.concatenate([np.linspace(-_L, _L, _PIECES + 1),
                                     [b for b in breaks if -_L < b < _L]]))
-    k, w = _pieces(pts[None, :])
+    k, w = _legendre_pieces(pts[None, :], *_GL)
     return k[0], w[0] * np.exp(-0.5 * k[0] ** 2) * _PHI
 
 
@@ -149,7 +128,7 @@ def _moments_along(act: Activation, loc, scale):
 
 # --------------------------------------------------------------------------- parameters
 def _step_constants(student: Activation, teacher: Activation, psi1, noise):
-    ey2 = teacher.second_moment + noise**2
+    ey2 = label_second_moment(teacher, noise=noise)
     s2 = gaussian_expectation(lambda z: (student.derivative(z) - student.mu1) ** 2,
                               student.kinks)
     length = math.sqrt(teacher.mu1**2 + ey2 / psi1)
@@ -181,8 +160,8 @@ def spiked_rf_parameters(student, teacher, *, psi1, eta_scale, noise=0.0):
     """
     s = _activation("student", student)
     t = _activation("teacher", teacher, teacher=True)
-    psi1 = _scalar("psi1", psi1, positive=True)
-    noise = _scalar("noise", noise, positive=False)
+    psi1 = float(check_positive("psi1", psi1))
+    noise = float(check_nonnegative("noise", noise))
     eta = _array("eta_scale", eta_scale, positive=False)
     ey2, s2, length = _step_constants(s, t, psi1, noise)
     r = eta * s.mu1 * length
@@ -203,8 +182,8 @@ def conditional_coefficients(student, kappa, *, r, c_b):
     Returns three arrays of the shape of ``kappa`` (the third is :math:`\mu_2^2`).
     """
     act = _activation("student", student)
-    r = _scalar("r", r, positive=False)
-    c_b = _scalar("c_b", c_b, positive=True)
+    r = float(check_nonnegative("r", r))
+    c_b = float(check_positive("c_b", c_b))
     k = np.asarray(kappa, dtype=float)
     sb = math.sqrt(c_b)
     m0, m1, m2 = _moments_along(act, r * k.reshape(-1), sb)
@@ -285,8 +264,6 @@ def _solve_V(P: _Point, alpha, lam_eff, psi2):
         if err < _TOL:
             return V, hats(V)
     # the plain iteration can be slow when lambda is tiny: finish with a root finder
-    from scipy import optimize
-
     sol = optimize.root(lambda x: entropic(hats(np.exp(x))) / np.exp(x) - 1.0, np.log(V),
                         method="hybr", tol=1e-14)
     V = np.exp(sol.x)
@@ -346,9 +323,9 @@ def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0)
     """
     s = _activation("student", student)
     t = _activation("teacher", teacher, teacher=True)
-    psi1 = _scalar("psi1", psi1, positive=True)
-    psi2 = _scalar("psi2", psi2, positive=True)
-    noise = _scalar("noise", noise, positive=False)
+    psi1 = float(check_positive("psi1", psi1))
+    psi2 = float(check_positive("psi2", psi2))
+    noise = float(check_nonnegative("noise", noise))
     lam = _array("lam", lam, positive=True)
     eta = _array("eta_scale", eta_scale, positive=False)
     _check_odd(s)
