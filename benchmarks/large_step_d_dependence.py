@@ -7,9 +7,8 @@ benchmarks/results/large_step_d_dependence.md.
 
 import time
 
-import numpy as np
+from validate_large_step import simulate, summary  # run as python benchmarks/...
 
-import helpers
 from helpers.theory import large_step_risk
 
 LAM, PSI1, PSI2, ETAS, SEEDS = 0.1, 4.0, 0.5, (0.0, 2.0), 3
@@ -19,12 +18,9 @@ def main():
     th = large_step_risk("tanh", "tanh", psi1=PSI1, psi2=PSI2, lam=LAM, eta_scale=list(ETAS))
     print("theory", th, flush=True)
     for d in (512, 1024, 2048):
-        N, t0 = round(PSI2 * d), time.time()
-        rs = np.array([[helpers.simulate_one_step("tanh", "tanh", d=d, psi1=PSI1, psi2=PSI2,
-                                                  lam=LAM, eta=e * np.sqrt(N), seed=seed,
-                                                  second_layer="rademacher").risk
-                        for e in ETAS] for seed in range(SEEDS)])
-        mean, se = rs.mean(0), rs.std(0, ddof=1) / np.sqrt(SEEDS)
+        t0 = time.time()
+        rs = simulate("tanh", "tanh", PSI1, PSI2, d, range(SEEDS), LAM, etas=ETAS)
+        mean, se = summary(rs)
         print(d, mean, se, (mean - th) / th, f"{time.time() - t0:.0f}s", flush=True)
 
 
