@@ -27,17 +27,24 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 
 
-def run_chapter(md: Path, limit: float, scale: str) -> dict:
+def run_chapter(md: Path, limit: float, scale: str, env: dict | None = None,
+                capture: bool = False) -> dict:
+    """Run one chapter as a script; ``env`` adds variables (e.g. ``BOOK_SEED``).
+
+    With ``capture``, the script's stderr is kept (not shown) and a failed row's ``error``
+    holds its last three lines (the failing assertion).
+    """
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / (md.stem + ".py")
         subprocess.run([sys.executable, "-m", "jupytext", "--quiet", "--to", "py", str(md),
                         "-o", str(script)], check=True)
         progress = "1" if scale == "paper" else "0"
         env = {**os.environ, "BOOK_SCALE": scale, "MPLBACKEND": "Agg",
-               "BOOK_PROGRESS": os.environ.get("BOOK_PROGRESS", progress)}
+               "BOOK_PROGRESS": os.environ.get("BOOK_PROGRESS", progress), **(env or {})}
+        err = open(Path(tmp) / "stderr.txt", "w+", encoding="utf-8") if capture else None
         t0 = time.perf_counter()
         proc = subprocess.Popen([sys.executable, str(script)], cwd=md.parent, env=env,
-                                stdout=subprocess.DEVNULL)
+                                stdout=subprocess.DEVNULL, stderr=err)
         status, rss_kb = "ok", 0
         while True:
             pid, code, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -54,8 +61,14 @@ def run_chapter(md: Path, limit: float, scale: str) -> dict:
                 break
             time.sleep(0.05)
         wall = time.perf_counter() - t0
+        tail = ""
+        if err is not None:
+            err.seek(0)
+            tail = err.read()
+            err.close()
     return {"chapter": md.name, "scale": scale, "status": status, "seconds": wall,
-            "max_rss_gb": rss_kb / 2**20, "load_avg": os.getloadavg()[0]}
+            "max_rss_gb": rss_kb / 2**20, "load_avg": os.getloadavg()[0],
+            **({"error": "\n".join(tail.strip().splitlines()[-3:])} if status != "ok" else {})}
 
 
 def main(argv=None):
