@@ -168,3 +168,11 @@ def test_lemma6_prediction_limits():
 def test_bad_inputs_raise(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_neuron_shift_accepts_numpy_scalars():
+    """eta as a NumPy scalar (np.float32, np.int64) is a number like any other."""
+    a = np.array([0.5, -1.0])
+    for eta in (np.float32(2.0), np.int64(2), 2):
+        np.testing.assert_allclose(neuron_shift("erf", "erf", a, eta=eta),
+                                   neuron_shift("erf", "erf", a, eta=2.0), rtol=1e-7)

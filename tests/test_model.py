@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 
+from helpers._validation import check_finite, check_integer
 from helpers.activations import as_teacher
 from helpers.data import init_student, problem_sizes, sample_data, sample_teacher
 from helpers.feature_maps import features
@@ -149,3 +150,22 @@ def test_run_first_step_matches_simulate_one_step():
     assert fs.shape == (30, 60, 45) and fs.eta == 2.0
     with pytest.raises(ValueError, match="eta must be"):
         run_first_step("tanh", "relu", d=3, psi1=1, psi2=1, eta=-1.0)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: check_integer("runs", 0, minimum=1), "runs must be a positive integer"),
+    (lambda: check_integer("seed", -1, minimum=0), "seed must be a non-negative integer"),
+    (lambda: check_integer("n_jobs", 0, nonzero=True), "n_jobs must be a non-zero integer"),
+    (lambda: check_integer("k", 2.0), "k must be an integer"),
+    (lambda: check_integer("k", True), "k must be an integer"),
+    (lambda: check_finite("kappa", float("inf")), "kappa must be a finite number"),
+    (lambda: check_finite("kappa", "1"), "kappa must be a finite number"),
+])
+def test_shared_checks_name_the_parameter(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_shared_checks_accept_numpy_scalars():
+    assert check_integer("runs", np.int64(3), minimum=1) == 3
+    assert check_finite("kappa", np.float32(0.5)) == 0.5

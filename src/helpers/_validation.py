@@ -30,6 +30,27 @@ def check_nonnegative(name: str, value):
     return value
 
 
+def check_integer(name: str, value, *, minimum: int | None = None, nonzero: bool = False,
+                  hint: str = "") -> int:
+    """Return ``int(value)`` if it is an integer (Python's or NumPy's, not a bool), at least
+    ``minimum`` where given and not 0 if ``nonzero``; ``hint`` is added to the message."""
+    if isinstance(value, bool) or not isinstance(value, Integral) \
+            or (minimum is not None and value < minimum) or (nonzero and value == 0):
+        kind = {None: "an integer", 0: "a non-negative integer", 1: "a positive integer"}.get(
+            minimum, f"an integer >= {minimum}")
+        if nonzero:
+            kind = "a non-zero integer"
+        raise ValueError(f"{name} must be {kind}{hint}; got {value!r}")
+    return int(value)
+
+
+def check_finite(name: str, value, *, hint: str = "") -> float:
+    """Return ``float(value)`` if it is a finite real number (not a bool)."""
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number; got {value!r}{hint}")
+    return float(value)
+
+
 def check_real(name: str, value) -> float:
     """Return ``float(value)`` if it is a real number (not a bool; may be infinite)."""
     if isinstance(value, bool) or not isinstance(value, Real):

@@ -16,6 +16,8 @@ import os
 import sys
 from dataclasses import dataclass
 
+from ._validation import check_integer
+
 __all__ = ["Scale", "QUICK", "PAPER", "scale", "SCALE_ENV", "PROGRESS_ENV", "SEED_ENV",
            "show_progress", "cpu_count", "book_seed"]
 
@@ -126,8 +128,7 @@ def book_seed(base: int) -> int:
     """
     import numpy as np
 
-    if isinstance(base, bool) or not isinstance(base, (int, np.integer)) or base < 0:
-        raise ValueError(f"base must be a non-negative integer; got {base!r}")
+    check_integer("base", base, minimum=0)
     value = os.environ.get(SEED_ENV, "").strip()
     try:
         k = int(value) if value else 0

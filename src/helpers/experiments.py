@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
+from ._validation import check_integer
 from .config import scale as active_scale
 from .config import show_progress
 
@@ -131,10 +132,8 @@ def sweep(run: Callable, grid: Mapping[str, Sequence], *, runs: int | None = Non
     cfg = active_scale()
     runs = cfg.runs if runs is None else runs
     n_jobs = cfg.n_jobs if n_jobs is None else n_jobs
-    if isinstance(runs, bool) or not isinstance(runs, int | np.integer) or runs < 1:
-        raise ValueError(f"runs must be a positive integer; got {runs!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+    check_integer("runs", runs, minimum=1)
+    check_integer("seed", seed, minimum=0)
     unknown = set(paired) - set(grid)
     if unknown:
         raise ValueError(f"paired names keys that are not in the grid: {sorted(unknown)}")
@@ -148,8 +147,7 @@ def sweep(run: Callable, grid: Mapping[str, Sequence], *, runs: int | None = Non
         for r in range(runs):
             tasks.append((point, r, _seed_for(seed, (pid, r))))
 
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int | np.integer) or n_jobs == 0:
-        raise ValueError(f"n_jobs must be a non-zero integer (-1 = all cores); got {n_jobs!r}")
+    n_jobs = check_integer("n_jobs", n_jobs, nonzero=True, hint=" (-1 = all cores)")
     progress = show_progress() if progress is None else bool(progress)
     bar = None
     if progress and len(tasks) > 1:
@@ -158,7 +156,7 @@ def sweep(run: Callable, grid: Mapping[str, Sequence], *, runs: int | None = Non
         bar = tqdm(total=len(tasks), desc="sweep", unit="run", file=sys.stderr,
                    dynamic_ncols=True, leave=False)
     try:
-        results = Parallel(n_jobs=int(n_jobs), return_as="generator")(
+        results = Parallel(n_jobs=n_jobs, return_as="generator")(
             delayed(_run_one)(run, point, r, ss) for point, r, ss in tasks)
         chunks = []
         for chunk in results:

@@ -11,6 +11,8 @@ from importlib import resources
 
 import numpy as np
 
+from ._validation import check_integer
+
 __all__ = ["STYLE_PATH", "use_book_style", "plot_simulation", "plot_theory", "plot_bound",
            "log_axis", "subplots", "panel_labels", "MIN_FONT_PT", "MAX_WIDTH_IN"]
 
@@ -81,9 +83,8 @@ def subplots(nrows: int = 1, ncols: int = 1, *, height: float | None = None, **k
     """
     import matplotlib.pyplot as plt
 
-    for name, value in (("nrows", nrows), ("ncols", ncols)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    check_integer("nrows", nrows, minimum=1)
+    check_integer("ncols", ncols, minimum=1)
     if "figsize" in kwargs:
         raise ValueError("figsize is set by the book's style; pass height= instead")
     width = 6.4 if ncols == 1 else MAX_WIDTH_IN

@@ -30,7 +30,7 @@ import warnings
 import numpy as np
 from scipy import optimize, special
 
-from .._validation import check_positive, check_real
+from .._validation import check_finite, check_nonnegative, check_positive
 from ..activations import Activation, as_teacher, get_activation, is_registered
 
 __all__ = [
@@ -141,9 +141,7 @@ def smoothed_activation(student, kappa, x, *, scale: float = 1.0) -> np.ndarray:
     0.6778011938374184
     """
     act = _activation("student", student)
-    kappa = check_real("kappa", kappa)
-    if not math.isfinite(kappa):
-        raise ValueError(f"kappa must be finite; got {kappa!r} (see tau_curve for the limit)")
+    kappa = check_finite("kappa", kappa, hint=" (see tau_curve for the limit)")
     check_positive("scale", scale)
     x = np.asarray(x, dtype=float)
     return _smoothed(act, kappa, x, float(scale))
@@ -364,9 +362,7 @@ def neuron_shift(student, teacher, a, *, eta: float) -> np.ndarray:
     a = np.asarray(a, dtype=float)
     if a.ndim != 1:
         raise ValueError(f"a must be a 1-d array of second-layer weights; got shape {a.shape}")
-    if isinstance(eta, bool) or not isinstance(eta, int | float) or not math.isfinite(eta) \
-            or eta < 0:
-        raise ValueError(f"eta must be a finite number >= 0; got {eta!r}")
+    eta = check_nonnegative("eta", eta)
     return eta * act.mu1 * tea.mu1 * a
 
 
@@ -400,9 +396,7 @@ def lemma6_readout(c, kappa: float, *, width: float) -> np.ndarray:
     c = np.asarray(c, dtype=float)
     if c.ndim != 1:
         raise ValueError(f"c must be a 1-d array of neuron shifts; got shape {c.shape}")
-    kappa = check_real("kappa", kappa)
-    if not math.isfinite(kappa):
-        raise ValueError(f"kappa must be finite; got {kappa!r}")
+    kappa = check_finite("kappa", kappa)
     check_positive("width", width)
     sel = np.abs(c - kappa) <= width
     if not sel.any():
@@ -470,9 +464,7 @@ def lemma6_prediction(student, teacher, *, psi1: float, eta_scale: float, kappa:
     check_positive("psi1", psi1)
     check_positive("eta_scale", eta_scale)
     check_positive("width", width)
-    kappa = check_real("kappa", kappa)
-    if not math.isfinite(kappa):
-        raise ValueError(f"kappa must be finite; got {kappa!r}")
+    kappa = check_finite("kappa", kappa)
     gain = act.mu1 * tea.mu1
     if gain == 0:
         raise ValueError("student and teacher must both have mu1 != 0 (no shift otherwise)")
