@@ -95,15 +95,11 @@ _FONT_KEYS = ("font.size", "axes.labelsize", "axes.titlesize", "legend.fontsize"
               "figure.titlesize", "figure.labelsize")
 
 
-def style_settings(path: Path = STYLE) -> dict[str, str]:
-    """``key: value`` pairs of a matplotlib style file (comments dropped)."""
-    out = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        line = line.split("#", 1)[0].strip()
-        if ":" in line:
-            key, value = line.split(":", 1)
-            out[key.strip()] = value.strip()
-    return out
+def style_settings(path: Path = STYLE) -> dict:
+    """The settings of a matplotlib style file, as matplotlib reads them (typed values)."""
+    from matplotlib import rc_params_from_file
+
+    return dict(rc_params_from_file(str(path), use_default_template=False))
 
 
 def min_font_pt(path: Path = STYLE) -> float:

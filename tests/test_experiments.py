@@ -56,12 +56,6 @@ def test_list_of_records_with_label_keys():
     assert table.loc[(table.mu == 2.0) & (table.lam == 1.0), "risk"].item() == 2.0
 
 
-def test_parallel_matches_serial():
-    t1 = sweep(_noisy, {"mu": [0.0, 1.0]}, runs=3, seed=2, n_jobs=1)
-    t2 = sweep(_noisy, {"mu": [0.0, 1.0]}, runs=3, seed=2, n_jobs=2)
-    np.testing.assert_allclose(t1["value"], t2["value"])
-
-
 def test_summarise_without_keys():
     import pandas as pd
 

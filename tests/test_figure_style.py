@@ -13,6 +13,7 @@ from pathlib import Path
 
 import jupytext
 import pytest
+from matplotlib import rc_params_from_file
 from matplotlib.font_manager import font_scalings
 
 from helpers.plotting import MIN_FONT_PT, STYLE_PATH
@@ -32,11 +33,8 @@ _FONT = re.compile(r"\b(?:fontsize|labelsize|titlesize|title_fontsize)\s*=\s*"
 
 
 def _style_font_size() -> float:
-    for line in Path(STYLE_PATH).read_text(encoding="utf-8").splitlines():
-        key, _, value = line.split("#", 1)[0].partition(":")
-        if key.strip() == "font.size":
-            return float(value)
-    return 10.0
+    return float(rc_params_from_file(STYLE_PATH, use_default_template=False)
+                 .get("font.size", 10.0))
 
 
 def font_points(value: str) -> float:

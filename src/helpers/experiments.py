@@ -2,7 +2,7 @@
 
 A sweep calls ``run(seed=..., **point)`` for every point of a grid and every replicate, then
 averages over replicates: each metric gets its mean, its standard error over runs
-(``std(ddof=1) / sqrt(runs)``) and the number of runs.  Seeds are derived with
+(pandas' ``sem``: ``std(ddof=1) / sqrt(runs)``) and the number of runs.  Seeds are derived with
 ``numpy.random.SeedSequence(seed, spawn_key=(point index, replicate))``, so every (point,
 replicate) has its own independent stream and the table does not depend on the number of
 workers or where they run.
@@ -76,13 +76,11 @@ def summarise(raw: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
     """
     keys = [c for c in raw.columns if c not in metrics and c != "run"]
     g = raw.groupby(keys, sort=False, dropna=False) if keys else raw.groupby(lambda _: 0)
-    mean = g[list(metrics)].mean()
-    std = g[list(metrics)].std(ddof=1)
-    count = g["run"].nunique()
-    out = mean.copy()
+    out = g[list(metrics)].mean()
+    sem = g[list(metrics)].sem()
     for m in metrics:
-        out[f"{m}_se"] = std[m] / np.sqrt(count)
-    out["runs"] = count
+        out[f"{m}_se"] = sem[m]
+    out["runs"] = g["run"].nunique()
     return out.reset_index(drop=not keys)
 
 
@@ -149,23 +147,14 @@ def sweep(run: Callable, grid: Mapping[str, Sequence], *, runs: int | None = Non
 
     n_jobs = check_integer("n_jobs", n_jobs, nonzero=True, hint=" (-1 = all cores)")
     progress = show_progress() if progress is None else bool(progress)
-    bar = None
+    results = Parallel(n_jobs=n_jobs, return_as="generator")(
+        delayed(_run_one)(run, point, r, ss) for point, r, ss in tasks)
     if progress and len(tasks) > 1:
         from tqdm import tqdm
 
-        bar = tqdm(total=len(tasks), desc="sweep", unit="run", file=sys.stderr,
-                   dynamic_ncols=True, leave=False)
-    try:
-        results = Parallel(n_jobs=n_jobs, return_as="generator")(
-            delayed(_run_one)(run, point, r, ss) for point, r, ss in tasks)
-        chunks = []
-        for chunk in results:
-            chunks.append(chunk)
-            if bar is not None:
-                bar.update(1)
-    finally:
-        if bar is not None:
-            bar.close()
+        results = tqdm(results, total=len(tasks), desc="sweep", unit="run", file=sys.stderr,
+                       dynamic_ncols=True, leave=False)
+    chunks = list(results)
     raw = pd.DataFrame([rec for chunk in chunks for rec in chunk])
     missing = [k for k in by if k not in raw.columns]
     if missing:

@@ -5,8 +5,9 @@
 :mod:`~helpers.theory.deterministic_equivalent` (ridge on Gaussian-equivalent features, the
 effective penalty), :mod:`~helpers.theory.small_step` (Theorems 3-5),
 :mod:`~helpers.theory.large_step` (eq. 5.1) and :mod:`~helpers.theory.exact_large_step`
-(chapter 5).  Theory imports no simulation module: it depends only on
-:mod:`helpers.activations` (a test checks this).
+(chapter 5).  Theory imports no simulation module: outside ``helpers.theory`` it loads only
+:mod:`helpers.activations` (Hermite coefficients) and the shared argument checks
+(``helpers._validation``); a test holds it to that allow-list.
 """
 
 from . import (
