@@ -139,3 +139,13 @@ def test_value_and_derivative_match_separate_calls(name, center):
     v, dv = act.value_and_derivative(z)
     np.testing.assert_array_equal(v, act(z))
     np.testing.assert_array_equal(dv, act.derivative(z))
+
+
+def test_is_odd_looks_at_the_whole_even_part():
+    from helpers.activations import is_odd
+
+    assert all(is_odd(n) for n in ("tanh", "erf", "linear"))
+    assert not any(is_odd(n) for n in ("relu", "softplus", "abs", "quadratic"))
+    # an even part only in He_4: mu0 = 0 and no He_2 term, still not odd
+    assert not is_odd(lambda z: z + 0.01 * (z**4 - 6 * z**2 + 3))
+    assert is_odd(np.sin)

@@ -28,6 +28,7 @@ __all__ = [
     "ACTIVATION_NAMES",
     "get_activation",
     "hermite_coefficients",
+    "is_odd",
     "gaussian_expectation",
     "as_student",
     "as_teacher",
@@ -177,6 +178,12 @@ class Activation:
         return self.mu0**2 + self.mu1**2 + self.mu2**2
 
     @functools.cached_property
+    def even_part_norm_sq(self) -> float:
+        r""":math:`E\,\sigma_{\rm even}(z)^2` with :math:`\sigma_{\rm even}(z) =
+        (\sigma(z) + \sigma(-z))/2`; zero exactly for an odd activation."""
+        return gaussian_expectation(lambda z: 0.25 * (self(z) + self(-z)) ** 2, self.kinks)
+
+    @functools.cached_property
     def derivative_second_moment(self) -> float:
         r""":math:`E\,\sigma'(z)^2` (the bulk of the first gradient, Proposition 2)."""
         return gaussian_expectation(lambda t: self.derivative(t) ** 2, self.kinks)
@@ -285,6 +292,14 @@ def as_student(spec) -> Activation:
 def as_teacher(spec) -> Activation:
     r"""The teacher link for a name or callable, centred so that :math:`\mu_0^* = 0`."""
     return get_activation(spec, center=True)
+
+
+def is_odd(spec) -> bool:
+    r"""Whether an activation is odd, :math:`\sigma(-z) = -\sigma(z)`: its even part has
+    norm at most 1e-8 of its own (:math:`E\sigma_{\rm even}^2 \le 10^{-16} E\sigma^2`,
+    quadrature error far below that).  tanh, erf, linear: True; ReLU, SoftPlus: False."""
+    act = spec if isinstance(spec, Activation) else get_activation(spec)
+    return act.even_part_norm_sq <= 1e-16 * max(act.second_moment, 1e-300)
 
 
 def is_registered(act: Activation) -> bool:

@@ -35,7 +35,7 @@ import warnings
 import numpy as np
 
 from .._validation import check_array, check_nonnegative, check_positive
-from ..activations import as_student, as_teacher, gaussian_expectation
+from ..activations import as_student, as_teacher, is_odd
 from .deterministic_equivalent import solve_effective_penalty
 from .rmt import mp_stieltjes, mp_stieltjes_derivative
 
@@ -95,11 +95,6 @@ def _g_and_derivative(s, eta, mu1, psi2, a2, tau2):
     return mK * ratio, dmK * ratio + mK * dratio * dh
 
 
-def _is_odd(student) -> bool:
-    c2 = gaussian_expectation(lambda z: student(z) * (z * z - 1.0), student.kinks)
-    return abs(student.mu0) < 1e-8 and abs(c2) < 1e-8
-
-
 def small_step_parts(student, teacher, *, psi1, psi2, lam, eta, noise=0.0,
                      width=None) -> dict:
     r"""Every piece of the asymptotic small-step risk (see :func:`small_step_risk`).
@@ -121,7 +116,7 @@ def small_step_parts(student, teacher, *, psi1, psi2, lam, eta, noise=0.0,
     if s.mu1 == 0 or s.mu2 <= 1e-12:
         raise ValueError(f"student must have mu1 != 0 and a nonlinear part mu2 > 0; got "
                          f"mu1={s.mu1!r}, mu2={s.mu2!r}")
-    if not _is_odd(s):
+    if not is_odd(s):
         warnings.warn("Theorem 3 (Gaussian equivalence) assumes an odd student; the formula "
                       "ignores the even part of the activation", SmallStepWarning, stacklevel=3)
     a2, tau2 = spike_strength(t, psi1=psi1, noise=noise)
