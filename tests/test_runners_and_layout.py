@@ -19,7 +19,7 @@ KW = dict(d=20, psi1=3.0, psi2=1.5, noise=0.25, seed=7)
 
 # What theory may load: the package's entry, its argument checks, the activations (Hermite
 # coefficients) and its own modules.  An allow-list, so a new simulation module is caught too.
-THEORY_MAY_LOAD = ("helpers", "helpers._validation", "helpers.activations")
+THEORY_MAY_LOAD = ("helpers", "helpers._validation", "helpers.activations", "helpers.quadrature")
 
 
 def test_importing_theory_loads_no_simulation_module():

@@ -21,7 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import integrate, special
+from scipy import special
+
+from .quadrature import gaussian_expectation
 
 __all__ = [
     "Activation",
@@ -96,32 +98,6 @@ _REGISTRY: dict[str, tuple[Callable, Callable, tuple[float, ...], tuple | None]]
     "quadratic": (_square_minus_one, _two_z, (), (0.0, 0.0, 2.0)),
 }
 ACTIVATION_NAMES = tuple(sorted(_REGISTRY))
-
-
-def gaussian_expectation(fn: Callable, kinks=()) -> float:
-    r"""Return :math:`E\,f(z)` for :math:`z \sim N(0,1)` by adaptive quadrature.
-
-    The real line is split at ``kinks`` (points where ``fn`` is not smooth) so that each
-    piece is smooth and the quadrature reaches about 1e-12 absolute accuracy.
-
-    Parameters
-    ----------
-    fn : callable
-        Vectorised function of one real variable.
-    kinks : sequence of float
-        Points where ``fn`` or its derivative jumps.
-    """
-    points = sorted({0.0, *map(float, kinks)})
-
-    def weighted(t):
-        return float(fn(np.asarray(t, dtype=float))) * math.exp(-0.5 * t * t) / _SQRT2PI
-
-    opts = dict(epsabs=1e-14, epsrel=1e-13, limit=400)
-    total = integrate.quad(weighted, -np.inf, points[0], **opts)[0]
-    for lo, hi in zip(points[:-1], points[1:], strict=True):
-        total += integrate.quad(weighted, lo, hi, **opts)[0]
-    total += integrate.quad(weighted, points[-1], np.inf, **opts)[0]
-    return total
 
 
 @dataclass(frozen=True)

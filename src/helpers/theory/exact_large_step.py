@@ -30,11 +30,12 @@ for any :math:`\psi_2 = N/d`:
   :math:`\psi_2 = 1` and omits them.
 
 Only :math:`(V_1, V_2)` solve a nonlinear equation; :math:`(m, \theta)` and :math:`(q_1, q_2)`
-then follow from 2 x 2 linear systems.  All Gaussian integrals use Gauss-Legendre pieces on
-:math:`[-10, 10]`, split at the activations' kinks.
+then follow from 2 x 2 linear systems.  All Gaussian integrals use the Gauss-Legendre rules
+of :mod:`helpers.quadrature` (20 unit pieces of :math:`[-10, 10]`, 16 nodes each), split at
+the activations' kinks.
 
-This module imports only the theory side of the package (activations, argument checks, the
-quadrature and activation lookup of :mod:`.large_step`, Marchenko-Pastur law).
+This module imports only the theory side of the package (activations, argument checks,
+:mod:`helpers.quadrature`, the activation lookup of :mod:`.large_step`, Marchenko-Pastur law).
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ from scipy import optimize
 
 from .._validation import check_nonnegative, check_positive
 from ..activations import Activation, gaussian_expectation
-from .large_step import _PHI, _activation, _legendre_pieces
+from ..quadrature import gaussian_rows, gaussian_rule
+from .large_step import _activation
 from .rmt import mp_stieltjes, mp_stieltjes_derivative
 from .setting import label_second_moment
 
@@ -61,7 +63,6 @@ __all__ = [
 _L = 10.0              # Gaussian integrals over [-L, L] (tail mass < 2e-23)
 _PIECES = 20           # unit-length pieces
 _NODES = 16            # Gauss-Legendre nodes per piece
-_GL = np.polynomial.legendre.leggauss(_NODES)
 _TOL = 1e-11           # relative accuracy of the (V1, V2) fixed point
 
 
@@ -102,21 +103,12 @@ def _gauss_rows(loc, scale, kinks):
     """Nodes ``z`` (M, P) and weights (Gaussian density included) to integrate
     :math:`E f(loc_j + scale\\,z)` for each row, the pieces split where the argument hits a
     kink."""
-    grid = np.linspace(-_L, _L, _PIECES + 1)
-    cuts = [np.broadcast_to(grid, (loc.size, grid.size))]
-    if kinks and scale > 0:
-        cuts.append(np.clip((np.asarray(kinks)[None, :] - loc[:, None]) / scale, -_L, _L))
-    bounds = np.sort(np.concatenate(cuts, axis=1), axis=1)
-    z, w = _legendre_pieces(bounds, *_GL)
-    return z, w * np.exp(-0.5 * z * z) * _PHI
+    return gaussian_rows(loc, scale, kinks, nodes=_NODES, half_width=_L, pieces=_PIECES)
 
 
 def _outer_nodes(breaks=()):
     """Nodes and weights (density included) for :math:`E_\\kappa`, :math:`\\kappa\\sim N(0,1)`."""
-    pts = np.unique(np.concatenate([np.linspace(-_L, _L, _PIECES + 1),
-                                    [b for b in breaks if -_L < b < _L]]))
-    k, w = _legendre_pieces(pts[None, :], *_GL)
-    return k[0], w[0] * np.exp(-0.5 * k[0] ** 2) * _PHI
+    return gaussian_rule(breaks, nodes=_NODES, half_width=_L, pieces=_PIECES)
 
 
 def _moments_along(act: Activation, loc, scale):

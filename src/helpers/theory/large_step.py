@@ -16,7 +16,8 @@ computed by :func:`tau_star`.  :func:`tau_star_rescaled` also lets the second la
 the average (a variant discussed in the chapter), and :func:`lemma6_readout` builds the
 second layer of Lemma 6 from the neurons' shifts.
 
-All Gaussian integrals use Gauss-Legendre quadrature on :math:`[-12, 12]`, split where the
+All Gaussian integrals use the Gauss-Legendre rules of :mod:`helpers.quadrature` on
+:math:`[-12, 12]`, split where the
 integrand has kinks or (for large :math:`|\kappa|`) fast transitions, so that they are
 accurate to about 1e-12 for the book's activations; ``erf``, ``relu``, ``abs``, ``linear``
 and ``quadratic`` students use closed forms for the inner expectation.
@@ -32,6 +33,7 @@ from scipy import optimize, special
 
 from .._validation import check_finite, check_nonnegative, check_positive
 from ..activations import Activation, as_teacher, get_activation, is_registered
+from ..quadrature import GAUSS_DENSITY, gaussian_rows, gaussian_rule
 
 __all__ = [
     "smoothed_activation",
@@ -44,11 +46,8 @@ __all__ = [
 ]
 
 _L = 12.0                      # integrate standard Gaussians over [-L, L] (tail < 1e-32)
-_INNER_NODES = 128
-_OUTER_NODES = 80
-_GL_INNER = np.polynomial.legendre.leggauss(_INNER_NODES)
-_GL_OUTER = np.polynomial.legendre.leggauss(_OUTER_NODES)
-_PHI = 1.0 / math.sqrt(2.0 * math.pi)
+_INNER_NODES = 128             # Gauss-Legendre nodes per piece, inner integral (over xi_2)
+_OUTER_NODES = 80              # and outer integral (over xi_1)
 _CLOSED = {"erf", "relu", "abs", "linear", "quadratic"}
 
 
@@ -74,7 +73,7 @@ def _closed_smoothed(act: Activation, m: np.ndarray, s: float) -> np.ndarray:
         out = m * m + s * s - 1.0
     else:
         u = m / s
-        pdf = np.exp(-0.5 * u * u) * _PHI
+        pdf = np.exp(-0.5 * u * u) * GAUSS_DENSITY
         if act.name == "relu":
             out = m * special.ndtr(u) + s * pdf
         else:  # abs
@@ -82,28 +81,10 @@ def _closed_smoothed(act: Activation, m: np.ndarray, s: float) -> np.ndarray:
     return out - act.shift
 
 
-def _legendre_pieces(bounds: np.ndarray, nodes, weights):
-    """Nodes and weights for Gauss-Legendre on consecutive pieces of each row of ``bounds``.
-
-    bounds : (M, P+1) increasing per row.  Returns z, w of shape (M, P*m).
-    """
-    lo, hi = bounds[:, :-1, None], bounds[:, 1:, None]
-    half, mid = 0.5 * (hi - lo), 0.5 * (hi + lo)
-    z = mid + half * nodes[None, None, :]
-    w = half * weights[None, None, :]
-    M = bounds.shape[0]
-    return z.reshape(M, -1), w.reshape(M, -1)
-
-
 def _smoothed_fn(fn, kinks, m: np.ndarray, s: float) -> np.ndarray:
     """:math:`E f(m + s\\xi)` by Gauss-Legendre pieces split at the kinks of ``fn``."""
-    flat = m.reshape(-1)
-    cuts = [np.full_like(flat, -_L), np.full_like(flat, _L)]
-    cuts += [np.clip((k - flat) / s, -_L, _L) for k in kinks]
-    bounds = np.sort(np.stack(cuts, axis=1), axis=1)
-    z, w = _legendre_pieces(bounds, *_GL_INNER)
-    vals = fn(flat[:, None] + s * z) * np.exp(-0.5 * z * z) * _PHI
-    return (vals * w).sum(axis=1).reshape(m.shape)
+    z, w = gaussian_rows(m, s, kinks, nodes=_INNER_NODES, half_width=_L)
+    return (fn(m.reshape(-1)[:, None] + s * z) * w).sum(axis=1).reshape(m.shape)
 
 
 def _smoothed(act: Activation, kappa: float, x: np.ndarray, s: float) -> np.ndarray:
@@ -156,19 +137,20 @@ def _limits(act: Activation):
     return float(v[1]), float(v[2])
 
 
-def _outer_bounds(teacher: Activation, act: Activation, kappa: float) -> np.ndarray:
-    pts = {-_L, _L, 0.0, *teacher.kinks}
+def _outer_rule(teacher: Activation, act: Activation, kappa: float):
+    """Rule for the outer integral over xi_1, cut at the teacher's kinks and, for a large
+    kappa, around the points where kappa xi_1 crosses a kink of the student or 0 (there the
+    smoothed student changes fast)."""
+    pts = set(teacher.kinks)
     if math.isfinite(kappa) and abs(kappa) > 1.0:
         for k in (*act.kinks, 0.0):
             for j in (-8.0, -3.0, -1.0, 0.0, 1.0, 3.0, 8.0):
                 pts.add((k + j) / kappa)
-    return np.array(sorted(p for p in pts if -_L <= p <= _L))
+    return gaussian_rule(pts, nodes=_OUTER_NODES, half_width=_L)
 
 
 def _risk(act: Activation, teacher: Activation, kappa: float) -> float:
-    bounds = _outer_bounds(teacher, act, kappa)
-    x, w = _legendre_pieces(bounds[None, :], *_GL_OUTER)
-    x, w = x[0], w[0]
+    x, w = _outer_rule(teacher, act, kappa)
     if math.isfinite(kappa):
         g = _smoothed(act, kappa, x, 1.0)
     else:
@@ -178,7 +160,7 @@ def _risk(act: Activation, teacher: Activation, kappa: float) -> float:
         lo, hi = lim if kappa > 0 else lim[::-1]
         g = np.where(x > 0, hi, np.where(x < 0, lo, 0.5 * (lo + hi)))
     err = teacher(x) - g
-    return float(np.sum(w * err * err * np.exp(-0.5 * x * x) * _PHI))
+    return float(np.sum(w * err * err))
 
 
 def tau_curve(student, teacher, kappas) -> np.ndarray:
@@ -314,16 +296,12 @@ def tau_star_rescaled(student, teacher, *, kappa_max: float = 100.0):
     act = _activation("student", student)
     tea = _activation("teacher", teacher, teacher=True)
     check_positive("kappa_max", kappa_max)
-    bounds = np.array(sorted({-_L, 0.0, _L, *tea.kinks}))
-    x, w = _legendre_pieces(bounds[None, :], *_GL_OUTER)
-    x, w = x[0], w[0] * np.exp(-0.5 * x[0] ** 2) * _PHI
+    x, w = gaussian_rule(tea.kinks, nodes=_OUTER_NODES, half_width=_L)
     t = tea(x)
     second = float(np.sum(w * t * t))
 
     def parts(k):
-        b = _outer_bounds(tea, act, k)
-        xx, ww = _legendre_pieces(b[None, :], *_GL_OUTER)
-        xx, ww = xx[0], ww[0] * np.exp(-0.5 * xx[0] ** 2) * _PHI
+        xx, ww = _outer_rule(tea, act, k)
         g = _smoothed(act, k, xx, 1.0)
         return float(np.sum(ww * tea(xx) * g)), float(np.sum(ww * g * g))
 
@@ -405,12 +383,6 @@ def lemma6_readout(c, kappa: float, *, width: float) -> np.ndarray:
     return sel / sel.sum()
 
 
-def _gauss_nodes(kinks=()):
-    bounds = np.array(sorted({-_L, 0.0, _L, *kinks}))
-    x, w = _legendre_pieces(bounds[None, :], *_GL_OUTER)
-    return x[0], w[0] * np.exp(-0.5 * x[0] ** 2) * _PHI
-
-
 def lemma6_prediction(student, teacher, *, psi1: float, eta_scale: float, kappa: float,
                       width: float, N: int | None = None, noise: float = 0.0) -> float:
     r"""Predicted risk of the Lemma 6 readout (:func:`lemma6_readout`) after a step
@@ -472,8 +444,8 @@ def lemma6_prediction(student, teacher, *, psi1: float, eta_scale: float, kappa:
     dsq = act.derivative_second_moment
     r = math.sqrt(1.0 + (kappa / gain) ** 2 * ey2 * max(dsq - act.mu1**2, 0.0) / psi1)
     v_s = ey2 / (tea.mu1**2 * psi1)
-    t, wt = _gauss_nodes(tea.kinks)
-    z, wz = _gauss_nodes()
+    t, wt = gaussian_rule(tea.kinks, nodes=_OUTER_NODES, half_width=_L)
+    z, wz = gaussian_rule(nodes=_OUTER_NODES, half_width=_L)
     u = t[:, None] + math.sqrt(v_s) * z[None, :]          # (n_t, n_z)
     g = _smoothed(act, kappa, u, r)
     W = wt[:, None] * wz[None, :]
