@@ -221,8 +221,8 @@ def get_activation(spec, *, center: bool = False, derivative: Callable | None = 
     if callable(spec):
         fn = spec
         dfn = derivative if derivative is not None else _numerical_derivative(spec)
-        knk, closed = tuple(float(k) for k in kinks), None
-        return _build(getattr(spec, "__name__", "custom"), fn, dfn, knk, closed, center)
+        kinks, closed = tuple(float(k) for k in kinks), None
+        return _build(getattr(spec, "__name__", "custom"), fn, dfn, kinks, closed, center)
     raise ValueError(
         f"activation must be a name ({', '.join(ACTIVATION_NAMES)}) or a callable; "
         f"got an object of type {type(spec).__name__}"
@@ -232,17 +232,17 @@ def get_activation(spec, *, center: bool = False, derivative: Callable | None = 
 @functools.cache
 def _named_activation(key: str, center: bool) -> Activation:
     """A registered activation, built once per process (its moments need quadrature)."""
-    fn, dfn, knk, closed = _REGISTRY[key]
-    return _build(key, fn, dfn, knk, closed, center)
+    fn, dfn, kinks, closed = _REGISTRY[key]
+    return _build(key, fn, dfn, kinks, closed, center)
 
 
-def _build(name, fn, dfn, knk, closed, center) -> Activation:
-    m0, m1, second = _moments(fn, knk, closed)
+def _build(name, fn, dfn, kinks, closed, center) -> Activation:
+    m0, m1, second = _moments(fn, kinks, closed)
     mu2_sq = max(second - m0**2 - m1**2, 0.0)
     if not all(np.isfinite([m0, m1, second])):
         raise ValueError(f"activation {name!r} has no finite Gaussian moments")
     shift = m0 if center else 0.0
-    return Activation(name=name, fn=fn, dfn=dfn, shift=shift, kinks=knk,
+    return Activation(name=name, fn=fn, dfn=dfn, shift=shift, kinks=kinks,
                       mu0=0.0 if center else m0, mu1=m1, mu2=math.sqrt(mu2_sq),
                       centred=bool(center and m0 != 0.0))
 

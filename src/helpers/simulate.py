@@ -258,7 +258,7 @@ def same_data_risks(student, teacher, *, d, psi1, psi2, etas, lam, kernels=(), n
         raise ValueError(f"etas must be a non-empty mapping label -> learning rate; got {etas!r}")
     for label, eta in etas.items():
         check_nonnegative(f"etas[{label!r}]", eta)
-    klam = lambdas if kernel_lam is None else check_lambdas(kernel_lam)
+    kernel_lambdas = lambdas if kernel_lam is None else check_lambdas(kernel_lam)
     check_choice("kernel_data", kernel_data, ("ridge", "both"))
     for k in kernels:
         check_choice("kernels", k, KERNEL_NAMES)
@@ -279,10 +279,10 @@ def same_data_risks(student, teacher, *, d, psi1, psi2, etas, lam, kernels=(), n
         target = teacher(Xt @ fs.beta)[:, None]
         opts = dict(W0=fs.W0, student=student, **(kernel_options or {}))
         for k in kernels:
-            alpha = kernel_ridge_path(kernel_matrix(k, Xk, **opts), yk, klam)
+            alpha = kernel_ridge_path(kernel_matrix(k, Xk, **opts), yk, kernel_lambdas)
             kr = np.mean((kernel_matrix(k, Xt, Xk, **opts) @ alpha - target) ** 2, axis=0)
             rows.extend({"model": k, "lam": float(lv), "risk": float(rv)}
-                        for lv, rv in zip(klam, kr, strict=True))
+                        for lv, rv in zip(kernel_lambdas, kr, strict=True))
     return rows
 
 
