@@ -73,3 +73,13 @@ def test_book_seed_rejects_bad_environment(monkeypatch, value):
 def test_book_seed_rejects_bad_base():
     with pytest.raises(ValueError, match="base"):
         config.book_seed(-3)
+
+
+def test_integer_columns_print_as_integers_beside_float_columns():
+    import pandas as pd
+
+    df = pd.DataFrame({"d": [128, 256, 1024], "gap": [0.0123, 0.0061, 0.0031]})
+    text = tables.markdown_table(df, {"d": "$d$", "gap": "gap"}, digits=2)
+    rows = [line.split("|")[1].strip() for line in text.splitlines()[2:]]
+    assert rows == ["128", "256", "1024"], text
+    assert "times" not in text

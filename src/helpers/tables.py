@@ -84,14 +84,17 @@ def markdown_table(df, headers: Mapping[str, str], *, se: Mapping[str, str] | No
         raise ValueError(f"align must be one of {sorted(marks)}; got {align!r}")
     lines = ["| " + " | ".join(headers.values()) + " |",
              "|" + "|".join(marks[align] for _ in headers) + "|"]
-    for _, row in df.iterrows():
+    # column by column, so each keeps its dtype (iterrows would turn an integer d into 128.0
+    # beside a float column, and 128.0 to two digits prints as 1.3 x 10^2)
+    columns = {c: df[c].tolist() for c in [*headers, *se.values()]}
+    for i in range(len(df)):
         cells = []
         for col in headers:
             if col in se:
-                cells.append(format_with_se(float(row[col]), float(row[se[col]])))
+                cells.append(format_with_se(float(columns[col][i]), float(columns[se[col]][i])))
             else:
                 k = digits.get(col, 3) if isinstance(digits, Mapping) else digits
-                cells.append(format_value(row[col], k))
+                cells.append(format_value(columns[col][i], k))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
