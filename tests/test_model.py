@@ -114,7 +114,11 @@ def test_same_seed_same_arrays():
         (lambda r: sample_teacher(3, rng=1), "rng must be a numpy.random.Generator"),
         (lambda r: sample_data(0, np.ones(3), "tanh", rng=r), "n must be a positive integer"),
         (lambda r: sample_data(5, np.ones(3), "tanh", noise=-1, rng=r), "noise must be"),
-        (lambda r: sample_data(5, np.ones((3, 1)), "tanh", rng=r), "beta must be a 1-d"),
+        (lambda r: sample_data(5, np.ones((3, 1)), "tanh", rng=r),
+         "teacher of a k-index beta must be a callable"),
+        (lambda r: sample_data(5, np.ones((3, 1, 1)), "tanh", rng=r), "beta must have shape"),
+        (lambda r: sample_data(5, np.ones((3, 2)), lambda Z: Z, rng=r),
+         "teacher must map an"),
         (lambda r: sample_data(5, np.ones(3), "nope", rng=r), "activation must be one of"),
         (lambda r: init_student(3, 0, rng=r), "width must be a positive integer"),
         (lambda r: first_step_gradient(np.ones((4, 3)), np.ones(4), np.ones((2, 5)),
@@ -169,3 +173,30 @@ def test_shared_checks_name_the_parameter(call, match):
 def test_shared_checks_accept_numpy_scalars():
     assert check_integer("runs", np.int64(3), minimum=1) == 3
     assert check_finite("kappa", np.float32(0.5)) == 0.5
+
+
+def test_k_index_teacher_takes_the_same_data_path():
+    """A k-index teacher g(B^T x) goes through sample_data and prediction_risk; with k = 1 and
+    an odd link (centring changes nothing) it gives the single-index numbers exactly."""
+    from helpers.risk import prediction_risk
+
+    rng = np.random.default_rng(3)
+    beta = sample_teacher(12, rng=rng)
+    W, B = rng.standard_normal((12, 20)) / np.sqrt(12), rng.standard_normal((20, 2))
+    one = sample_data(30, beta, "tanh", noise=0.1, rng=np.random.default_rng(5))
+    k1 = sample_data(30, beta[:, None], lambda Z: np.tanh(Z[:, 0]), noise=0.1,
+                     rng=np.random.default_rng(5))
+    np.testing.assert_array_equal(one[0], k1[0])
+    np.testing.assert_array_equal(one[1], k1[1])
+    r1 = prediction_risk(W, B, "relu", "tanh", beta, n_test=500, rng=np.random.default_rng(6))
+    rk = prediction_risk(W, B, "relu", lambda Z: np.tanh(Z[:, 0]), beta[:, None], n_test=500,
+                         rng=np.random.default_rng(6), chunk=128)
+    np.testing.assert_allclose(rk, r1, rtol=1e-12)
+    # the linear part added back: predicting f* = tanh exactly with a linear part m + v^T x
+    # is the same as predicting f* - m - v^T x with the features alone
+    v, m = 0.3 * beta, 0.2
+    rl = prediction_risk(W, B, "relu", "tanh", beta, n_test=500, rng=np.random.default_rng(6),
+                         linear_part=(m, v))
+    shifted = prediction_risk(W, B, "relu", lambda Z: np.tanh(Z[:, 0]) - m - 0.3 * Z[:, 0],
+                              beta[:, None], n_test=500, rng=np.random.default_rng(6))
+    np.testing.assert_allclose(rl, shifted, rtol=1e-10)

@@ -88,7 +88,7 @@ def test_shape_mismatch_raises(rng):
     with pytest.raises(ValueError, match=r"B has shape"):
         prediction_risk(np.ones((2, 3)), np.ones((4, 1)), "tanh", "tanh", np.ones(2),
                         n_test=10, rng=rng)
-    with pytest.raises(ValueError, match=r"beta has shape"):
+    with pytest.raises(ValueError, match=r"beta must have shape \(d,\) or \(d, k\) with d = 2"):
         prediction_risk(np.ones((2, 3)), np.ones(3), "tanh", "tanh", np.ones(3),
                         n_test=10, rng=rng)
     with pytest.raises(ValueError, match="n_test must be a positive integer"):

@@ -2,7 +2,9 @@ r"""The data of one run: the teacher, the samples, the student at initialisation
 
 Notation follows Ba et al. (2022, §2): inputs :math:`x \sim N(0, I_d)`, labels
 :math:`y = \sigma_*(\langle x, \beta_*\rangle) + \varepsilon` with :math:`\beta_*` uniform on
-the sphere, and the student :math:`f(x) = N^{-1/2} a^\top \sigma(W^\top x)` with
+the sphere (a *k-index* teacher :math:`g(B^\top x)`, :math:`B \in \mathbb R^{d\times k}`,
+takes the same path: :func:`teacher_labels`), and the student
+:math:`f(x) = N^{-1/2} a^\top \sigma(W^\top x)` with
 :math:`W_0 \in \mathbb{R}^{d\times N}` of i.i.d. :math:`N(0, 1/d)` entries (Assumption 1).
 """
 
@@ -26,6 +28,7 @@ __all__ = [
     "problem_sizes",
     "sample_teacher",
     "sample_data",
+    "teacher_labels",
     "init_student",
     "SECOND_LAYERS",
     "normal_blocks",
@@ -43,19 +46,48 @@ def sample_teacher(d: int, *, rng: np.random.Generator) -> np.ndarray:
     return beta / np.linalg.norm(beta)
 
 
+def teacher_labels(X, beta, teacher) -> np.ndarray:
+    r"""The teacher's value :math:`f_*(x)` at each row of ``X`` (no noise).
+
+    * ``beta`` of shape (d,): a single-index teacher :math:`\sigma_*(x^\top\beta_*)`, its
+      link (a name, callable or Activation) centred so that :math:`\mu_0^* = 0`;
+    * ``beta`` of shape (d, k): a k-index teacher :math:`g(B^\top x)`, ``teacher`` a
+      callable mapping the projections ``X @ B`` of shape (n, k) to shape (n,), used as it is.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+    """
+    X = check_matrix("X", X, 2)
+    beta = np.asarray(beta, dtype=float)
+    if beta.ndim not in (1, 2) or beta.shape[0] != X.shape[1]:
+        raise ValueError(f"beta must have shape (d,) or (d, k) with d = {X.shape[1]}; got "
+                         f"shape {beta.shape}")
+    if beta.ndim == 1:
+        return as_teacher(teacher)(X @ beta)
+    if not callable(teacher):
+        raise ValueError(f"teacher of a k-index beta must be a callable of an (n, k) array; got "
+                         f"{type(teacher).__name__}")
+    y = np.asarray(teacher(X @ beta), dtype=float)
+    if y.shape != (X.shape[0],):
+        raise ValueError(f"teacher must map an (n, k) array to shape (n,); got shape {y.shape}")
+    return y
+
+
 def sample_data(n: int, beta: np.ndarray, teacher, *, noise: float = 0.0,
                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     r"""Draw ``n`` inputs :math:`x \sim N(0, I_d)` and labels
-    :math:`y = \sigma_*(x^\top\beta_*) + \varepsilon`.
+    :math:`y = f_*(x) + \varepsilon` (:func:`teacher_labels`).
 
     Parameters
     ----------
     n : int
         Number of samples.
-    beta : ndarray of shape (d,)
-        Teacher direction (unit norm).
+    beta : ndarray of shape (d,) or (d, k)
+        Teacher direction (unit norm), or k orthonormal directions ``B``.
     teacher : str, callable or Activation
-        Teacher link; names and callables are centred.
+        Single index: the link, centred (names and callables).  k-index: a callable of the
+        (n, k) projections ``X @ B``.
     noise : float
         Standard deviation :math:`\sigma_\varepsilon` of the Gaussian label noise.
     rng : numpy.random.Generator
@@ -68,9 +100,13 @@ def sample_data(n: int, beta: np.ndarray, teacher, *, noise: float = 0.0,
     """
     check_positive("n", n, integer=True)
     check_nonnegative("noise", noise)
-    beta = check_matrix("beta", beta, 1)
-    link = as_teacher(teacher)
-    return gaussian_inputs_and_labels(n, beta.shape[0], lambda X: link(X @ beta), noise=noise,
+    beta = np.asarray(beta, dtype=float)
+    if beta.ndim not in (1, 2):
+        raise ValueError(f"beta must have shape (d,) or (d, k); got shape {beta.shape}")
+    link = as_teacher(teacher) if beta.ndim == 1 else teacher
+    teacher_labels(np.zeros((1, beta.shape[0])), beta, link)  # check before drawing
+    return gaussian_inputs_and_labels(n, beta.shape[0],
+                                      lambda X: teacher_labels(X, beta, link), noise=noise,
                                       rng=check_rng(rng))
 
 

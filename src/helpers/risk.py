@@ -12,7 +12,7 @@ import numpy as np
 
 from ._validation import check_matrix, check_positive, check_rng
 from .activations import as_student, as_teacher
-from .data import normal_blocks
+from .data import normal_blocks, teacher_labels
 from .feature_maps import features
 from .theory.deterministic_equivalent import ge_population
 
@@ -28,9 +28,10 @@ def _as_columns(name, B, rows):
 
 
 def prediction_risk(W, B, student, teacher, beta, *, n_test: int, rng: np.random.Generator,
-                    chunk: int = TEST_BLOCK, dtype=np.float64):
+                    chunk: int = TEST_BLOCK, dtype=np.float64, linear_part=None):
     r"""Monte-Carlo prediction risk
-    :math:`E_x(\sigma(W^\top x)^\top b - \sigma_*(x^\top\beta_*))^2`.
+    :math:`E_x(\sigma(W^\top x)^\top b - f_*(x))^2`, :math:`f_*(x) = \sigma_*(x^\top\beta_*)`
+    (or :math:`g(B_*^\top x)` for a k-index teacher, see :func:`helpers.data.teacher_labels`).
 
     Test inputs are drawn in blocks of at most ``chunk`` rows, so memory stays at
     ``chunk * N`` numbers whatever ``n_test`` is; the points are the rows of
@@ -42,7 +43,9 @@ def prediction_risk(W, B, student, teacher, beta, *, n_test: int, rng: np.random
     B : ndarray of shape (N, L)
         Ridge coefficients, one column per penalty (from :func:`helpers.ridge_path`).
     student, teacher : str, callable or Activation
-    beta : ndarray of shape (d,)
+        ``teacher``: the link (centred), or for a k-index ``beta`` a callable of the (n, k)
+        projections.
+    beta : ndarray of shape (d,) or (d, k)
     n_test : int
         Number of fresh test points.
     rng : numpy.random.Generator
@@ -50,6 +53,10 @@ def prediction_risk(W, B, student, teacher, beta, *, n_test: int, rng: np.random
         Test points per block.
     dtype : {numpy.float64, numpy.float32}
         Precision of the test features and predictions (errors are accumulated in float64).
+    linear_part : (float, ndarray of shape (d,)), optional
+        ``(m, v)`` adds :math:`m + v^\top x` to every prediction: the labels' mean and linear
+        fit, when the ridge was fitted on labels with them removed
+        (:func:`helpers.multi_index.remove_linear_part`).
 
     Returns
     -------
@@ -60,15 +67,24 @@ def prediction_risk(W, B, student, teacher, beta, *, n_test: int, rng: np.random
     """
     W = check_matrix("W", W, 2)
     B = _as_columns("B", B, W.shape[1])
-    beta = check_matrix("beta", beta, 1, (W.shape[0],))
+    beta = np.asarray(beta, dtype=float)
+    if beta.ndim not in (1, 2) or beta.shape[0] != W.shape[0]:
+        raise ValueError(f"beta must have shape (d,) or (d, k) with d = {W.shape[0]}; got "
+                         f"shape {beta.shape}")
     check_positive("n_test", n_test, integer=True)
     rng = check_rng(rng)
-    student, teacher = as_student(student), as_teacher(teacher)
+    student = as_student(student)
+    teacher = as_teacher(teacher) if beta.ndim == 1 else teacher
+    if linear_part is not None:
+        mean, v = float(linear_part[0]), check_matrix("linear_part[1]", linear_part[1], 1,
+                                                       (W.shape[0],))
     Bc = B.astype(dtype, copy=False)
     total, total_sq = np.zeros(B.shape[1]), np.zeros(B.shape[1])
     for X in normal_blocks(rng, n_test, W.shape[0], block=chunk):
         pred = features(X, W, student, dtype=dtype) @ Bc
-        sq_err = (pred - teacher(X @ beta)[:, None]) ** 2
+        if linear_part is not None:
+            pred = pred + (mean + X @ v)[:, None]
+        sq_err = (pred - teacher_labels(X, beta, teacher)[:, None]) ** 2
         total += sq_err.sum(axis=0)
         total_sq += (sq_err * sq_err).sum(axis=0)
     mean = total / n_test
