@@ -77,7 +77,7 @@ def main(argv=None):
     ap.add_argument("--scale", choices=("quick", "paper"), default="paper")
     ap.add_argument("--limit", type=float, default=900.0, help="seconds per chapter")
     args = ap.parse_args(argv)
-    chapters = args.chapters or sorted((ROOT / "chapters").glob("[0-9]*.md"))
+    chapters = args.chapters or sorted((ROOT / "chapters").glob("*.md"))
     rows = []
     for md in chapters:
         row = run_chapter(md.resolve(), args.limit, args.scale)

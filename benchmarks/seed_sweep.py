@@ -77,7 +77,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     seeds = seed_range(args.seeds)
     pages = [p.resolve() for p in args.chapters] or \
-        [ROOT / "intro.md", *sorted((ROOT / "chapters").glob("[0-9]*.md"))]
+        [ROOT / "intro.md", *sorted((ROOT / "chapters").glob("*.md"))]
     started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     RESULTS.mkdir(parents=True, exist_ok=True)
     log = RESULTS / f"seed_sweep_{args.scale}.json"
