@@ -2,10 +2,11 @@
 conventions, input checks and a small direct simulation."""
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy import integrate
+from scipy import integrate, stats
 
 import helpers
 from helpers import get_activation
@@ -289,11 +290,24 @@ def test_second_layer_rademacher_keeps_the_draws():
 
 
 def test_against_a_small_direct_simulation():
-    """d = 256, 8 seeds, tanh/tanh.  Tolerance: 3 standard errors over seeds plus a
-    finite-size allowance of 1/sqrt(d) relative (6% at d = 256).  Measured d-dependence of
-    the mean gap (simulation above theory): about 5% at d = 256, 2% on average and at most
-    6% at d = 1024 (benchmarks/results/large_step_validation.md), and 7.5% -> 3.4% -> -0.6%
-    for d = 512, 1024, 2048 at one point (benchmarks/results/large_step_d_dependence.md)."""
+    """d = 256, 8 seeds, tanh/tanh, paired over eta.  Below the theory: a t quantile (7
+    degrees of freedom, 99.5% each side) times the standard error over the seeds.  Above
+    it: that plus the measured finite-size allowance at d = 256, the upper 99.5% bound on
+    the relative gap over eta_scale in {1, 2, 3} from
+    benchmarks/results/large_step_d_dependence.csv (16 seeds at d = 256, where the
+    simulation lies above the theory and the gap shrinks with d)."""
+    import csv
+
+    path = Path(__file__).parents[1] / "benchmarks" / "results" / "large_step_d_dependence.csv"
+    with path.open() as f:
+        rows = [r for r in csv.DictReader(f)
+                if int(r["d"]) == 256 and float(r["eta_scale"]) >= 1]
+    allow = 0.0
+    for e in {r["eta_scale"] for r in rows}:
+        rel = np.array([float(r["risk"]) / float(r["theory"]) - 1 for r in rows
+                        if r["eta_scale"] == e])
+        q = stats.t.ppf(0.995, rel.size - 1)
+        allow = max(allow, rel.mean() + q * rel.std(ddof=1) / math.sqrt(rel.size))
     d, psi1, psi2, lam, eta = 256, 2.0, 1.0, 0.1, np.array([1.0, 3.0])
     theory = large_step_risk("tanh", "tanh", psi1=psi1, psi2=psi2, lam=lam, eta_scale=eta)
     N = round(psi2 * d)
@@ -302,7 +316,10 @@ def test_against_a_small_direct_simulation():
                                                 second_layer="rademacher").risk
                       for e in eta] for seed in range(8)])
     mean, se = sims.mean(0), sims.std(0, ddof=1) / math.sqrt(len(sims))
-    assert np.all(np.abs(mean - theory) <= 3 * se + 1.0 / math.sqrt(d) * theory)
+    tq = stats.t.ppf(0.995, len(sims) - 1) * se
+    assert 0 < allow < 0.5, allow
+    assert np.all(mean >= theory - tq) and np.all(mean <= theory * (1 + allow) + tq), (
+        mean, se, theory, allow)
 
 
 @pytest.mark.parametrize("student,teacher,psi1,psi2", [("tanh", "tanh", 2.0, 1.0),

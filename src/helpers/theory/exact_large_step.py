@@ -12,12 +12,20 @@ approximately :math:`\sigma(\sqrt{c_b}\langle w^0_i, x\rangle + r\,\xi_i\kappa)`
     c_b = 1 + \tilde\eta^2\,E y^2\,E(\sigma' - \mu_1)^2/\psi_1,\qquad
     \gamma = \langle\beta_*, v\rangle = \mu_1^*/\sqrt{\mu_1^{*2} + E y^2/\psi_1}.
 
-For an odd :math:`\sigma` the signs :math:`\xi_i` are absorbed by :math:`w^0_i\to\xi_i w^0_i`
-and the readout, so the model is the one with a constant second layer studied by Cui et al.
-(2024).  Conditionally on :math:`\kappa` its features are replaced by Gaussian equivalents with
-:math:`\kappa`-dependent coefficients :math:`\mu_0(\kappa), \mu_1(\kappa), \mu_2(\kappa)`, and
-the ridge estimator is described by a replica-symmetric fixed point.  We write that fixed point
-for any :math:`\psi_2 = N/d`:
+Two approximations are made, and they are distinct: (1) the trained network is replaced by
+this spiked random-features model, whose bulk is :math:`\sqrt{c_b}` times a Gaussian matrix
+independent of everything else (Dandi et al. 2024, arXiv:2410.18938, prove this equivalence
+in the limit of a large first batch); (2) conditionally on :math:`\kappa` the model's features
+are replaced by Gaussian equivalents with :math:`\kappa`-dependent coefficients
+:math:`\mu_0(\kappa), \mu_1(\kappa), \mu_2(\kappa)` (a conjecture in Cui et al. 2024), and the
+ridge estimator is described by a replica-symmetric fixed point (replica method, not a
+theorem).  For an odd :math:`\sigma` the signs :math:`\xi_i` are absorbed by
+:math:`w^0_i\to\xi_i w^0_i` and the readout, so the model is the one with a constant second
+layer studied by Cui et al. (2024), who state their result for proportional :math:`n, N, d`.
+Their public code (GitHub SPOC-group/OneStepGD_asymptotics) fixes :math:`N = d`; it had
+:math:`c_b - 1` multiplied by :math:`\mu_1^2` until a commit of 27 May 2024 (f3e92d5) removed
+that factor, giving the :math:`c_b` above.  We write the fixed point out for any
+:math:`\psi_2 = N/d`:
 
 * :math:`\alpha = n/N = \psi_1/\psi_2`, penalty :math:`\lambda_C = \lambda\psi_1/\psi_2`
   (the book's :math:`(1/n)\|y-\Phi a\|^2 + (\lambda/N)\|a\|^2` times :math:`n`);
@@ -27,7 +35,7 @@ for any :math:`\psi_2 = N/d`:
   enter carry a factor :math:`\psi_2` (their squared norms are :math:`c_b\psi_2` and
   :math:`\psi_2 \mathrm{tr}\,\Omega/N`): in :math:`\theta`, in the teacher overlap
   :math:`\psi_o` and in the spike terms of :math:`q_1, q_2`.  Cui et al.'s public code has
-  :math:`\psi_2 = 1` and omits them.
+  :math:`\psi_2 = 1` and does not need them.
 
 Only :math:`(V_1, V_2)` solve a nonlinear equation; :math:`(m, \theta)` and :math:`(q_1, q_2)`
 then follow from 2 x 2 linear systems.  All Gaussian integrals use the Gauss-Legendre rules
