@@ -391,15 +391,26 @@ def test_no_code_toggle_above_the_landing_figure():
     assert not before, f"code toggles above the landing figure: {before}"
 
 
+def _cited_repositories():
+    """GitHub repositories the bibliography cites as sources (other papers' code)."""
+    bib = (ROOT / "references.bib").read_text()
+    return set(re.findall(r"https://github\.com/[\w.-]+/[\w.-]+", bib))
+
+
 def test_every_repository_link_uses_the_configured_url():
+    """Links to the book's own repository (edit, source, issues, Binder) use the one
+    configured address; a repository the bibliography cites is someone else's code."""
     repo = _config()["repository"]["url"].rstrip("/")
     slug = repo.removeprefix("https://github.com/")
+    cited = _cited_repositories()
     bad = set()
     for page in PAGES:
         for a in _source(page).find_all("a", href=True):
             href = a["href"]
             if "github.com/" in href or "mybinder.org/v2/gh/" in href:
                 if "github.com/executablebooks" in href:   # the theme's credit link
+                    continue
+                if href.rstrip("/") in cited:
                     continue
                 if slug not in href:
                     bad.add((page, href))
