@@ -3,8 +3,9 @@
 The chapters are numbered 1, 2, ... by ``numbered: true`` in ``_toc.yml``, and with
 ``numfig_secnum_depth: 1`` their figures, equations, exercises and proofs are numbered by
 chapter (Fig. 3.2, eq. (3.4), Exercise 3.1). The Appendix part is numbered too, so without
-this hook its page would carry the next chapter number (jupyter-book numbers across parts). After Sphinx assigns the numbers, pages whose name starts with ``APPENDIX`` get a
-letter for their first number and their own counters: "A.", Fig. A.1, eq. (A.1).
+this hook its page would carry the next chapter number (jupyter-book numbers across parts).
+After Sphinx assigns the numbers, pages whose name starts with ``APPENDIX`` get a letter
+for their first number and their own counters: "A.", Fig. A.1, eq. (A.1).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ def _letter_appendices(app, env):
     docs = [doc for doc, num in env.toc_secnumbers.items()
             if doc.startswith(APPENDIX) and num.get("") and isinstance(num[""][0], int)]
     docs.sort(key=lambda doc: env.toc_secnumbers[doc][""])
-    for letter, doc in zip(string.ascii_uppercase, docs):
+    for letter, doc in zip(string.ascii_uppercase, docs, strict=False):
         env.toc_secnumbers[doc] = {
             anchor: _lettered(num, letter) for anchor, num in env.toc_secnumbers[doc].items()
         }

@@ -47,7 +47,7 @@ def test_without_spike_the_split_of_the_teacher_does_not_matter(psi2):
     s, t = get_activation("tanh"), get_activation("tanh", center=True)
     risks = []
     for gamma in (0.0, 0.5, 0.9):
-        point = els._Point(s, t, r=0.0, c_b=1.0, gamma=gamma)
+        point = els._NodeTables(s, t, r=0.0, c_b=1.0, gamma=gamma)
         risks.append(els._solve(point, alpha=2.0 / psi2, lam_eff=0.1 * 2.0 / psi2, psi2=psi2,
                                 noise=0.0)["risk"])
     np.testing.assert_allclose(risks, risks[0], rtol=1e-9)
@@ -67,7 +67,7 @@ def test_large_lambda_keeps_only_the_unpenalised_mean_direction():
     R = E h^2 - (E mu0 h)^2 / E mu0^2 (teacher's h, hh integrated over kappa)."""
     s, t = get_activation("tanh"), get_activation("tanh", center=True)
     r, cb, gamma = spiked_rf_parameters(s, t, psi1=2.0, eta_scale=2.0)
-    P = els._Point(s, t, r=r, c_b=cb, gamma=gamma)
+    P = els._NodeTables(s, t, r=r, c_b=cb, gamma=gamma)
     limit = P.w @ P.HH - (P.w @ (P.M0 * P.H)) ** 2 / (P.w @ P.M0**2)
     got = large_step_risk(s, t, psi1=2.0, psi2=1.5, lam=1e9, eta_scale=2.0)
     assert abs(got - limit) < 1e-6 * limit
@@ -268,7 +268,7 @@ def test_parity_even_part_along_v_is_never_learnt():
     eta = np.array([0.5, 2.0, 6.0])
     risk = large_step_risk(s, t, psi1=8.0, psi2=2.0, lam=1e-3, eta_scale=eta)
     _, _, gamma = spiked_rf_parameters(s, t, psi1=8.0, eta_scale=1.0)
-    P = els._Point(s, t, r=0.0, c_b=1.0, gamma=gamma)
+    P = els._NodeTables(s, t, r=0.0, c_b=1.0, gamma=gamma)
     h_even = 0.5 * (P.H + P.H[::-1])                 # the nodes are symmetric
     floor = P.w @ h_even**2
     assert floor > 0.02
@@ -342,6 +342,6 @@ def test_edge_branches_of_the_spectral_averages_and_the_teacher_tables():
     at0 = els._mp_averages(0.7, 0.0, 1.3, 2.0)
     np.testing.assert_allclose(at0, near, rtol=1e-6)
     s, t = get_activation("tanh"), get_activation("tanh", center=True)
-    P = els._Point(s, t, r=1.0, c_b=1.2, gamma=1.0)   # teacher entirely along v
+    P = els._NodeTables(s, t, r=1.0, c_b=1.2, gamma=1.0)   # teacher entirely along v
     np.testing.assert_allclose(P.H, t(P.k))
     assert np.all(P.H1 == 0.0)

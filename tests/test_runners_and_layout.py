@@ -96,3 +96,23 @@ def test_package_attributes_load_lazily_and_unknown_names_fail():
     assert "simulate_one_step" in dir(helpers)
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         helpers.nothing  # noqa: B018
+
+
+def test_pages_import_helpers_one_way():
+    """Every page imports from the package's top level (``import helpers``, ``from helpers
+    import module, name``), never ``from helpers.module import name``; each name exists."""
+    import re
+    from pathlib import Path
+
+    import helpers
+
+    root = Path(__file__).resolve().parents[1]
+    pages = sorted((root / "chapters").glob("*.md")) + [root / "intro.md"]
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        deep = re.findall(r"^\s*(?:from|import) helpers\.\w+.*$", text, flags=re.M)
+        assert not deep, f"{page.name}: import from the top level of helpers: {deep}"
+        for names in re.findall(r"^\s*from helpers import ([^\n(]+)$", text, flags=re.M):
+            for name in names.split(","):
+                name = name.split(" as ")[0].strip()
+                assert name in helpers.__all__, f"{page.name}: helpers has no {name!r}"

@@ -261,13 +261,21 @@ def hermite_coefficients(spec, *, center: bool = False) -> tuple[float, float, f
 
 
 def as_student(spec) -> Activation:
-    """The student activation for a name or callable (not centred)."""
-    return get_activation(spec)
+    """The student activation for a name or callable (not centred); a bad ``spec`` raises a
+    ``ValueError`` that names the parameter ``student``."""
+    try:
+        return get_activation(spec)
+    except ValueError as err:
+        raise ValueError(f"student: {err}") from None
 
 
 def as_teacher(spec) -> Activation:
-    r"""The teacher link for a name or callable, centred so that :math:`\mu_0^* = 0`."""
-    return get_activation(spec, center=True)
+    r"""The teacher link for a name or callable, centred so that :math:`\mu_0^* = 0`; a bad
+    ``spec`` raises a ``ValueError`` that names the parameter ``teacher``."""
+    try:
+        return get_activation(spec, center=True)
+    except ValueError as err:
+        raise ValueError(f"teacher: {err}") from None
 
 
 def is_odd(spec) -> bool:

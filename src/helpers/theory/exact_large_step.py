@@ -43,7 +43,7 @@ of :mod:`helpers.quadrature` (20 unit pieces of :math:`[-10, 10]`, 16 nodes each
 the activations' kinks.
 
 This module imports only the theory side of the package (activations, argument checks,
-:mod:`helpers.quadrature`, the activation lookup of :mod:`.large_step`, Marchenko-Pastur law).
+:mod:`helpers.quadrature`, the Marchenko-Pastur law of :mod:`.rmt`).
 """
 
 from __future__ import annotations
@@ -53,10 +53,9 @@ import math
 import numpy as np
 from scipy import optimize
 
-from .._validation import check_nonnegative, check_positive
-from ..activations import Activation, gaussian_expectation
+from .._validation import check_array, check_nonnegative, check_positive
+from ..activations import Activation, as_student, as_teacher, gaussian_expectation, is_odd
 from ..quadrature import gaussian_rows, gaussian_rule
-from .large_step import _activation
 from .rmt import mp_stieltjes, mp_stieltjes_derivative
 from .setting import label_second_moment
 
@@ -79,26 +78,8 @@ class LargeStepConvergenceError(RuntimeError):
 
 
 # --------------------------------------------------------------------------- input checks
-def _array(name, value, *, positive):
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        arr = None
-    if arr is None or arr.ndim > 1 or arr.size == 0 or not np.all(np.isfinite(arr)) \
-            or np.any(arr <= 0 if positive else arr < 0):
-        what = "> 0" if positive else ">= 0"
-        raise ValueError(f"{name} must be a finite number {what} or a 1-d array of them; "
-                         f"got {value!r}")
-    return arr
-
-
-def _odd_part_norm(act: Activation) -> float:
-    """:math:`E[(\\sigma(z) + \\sigma(-z))^2]/4`, zero exactly for an odd activation."""
-    return gaussian_expectation(lambda z: 0.25 * (act(z) + act(-z)) ** 2, act.kinks)
-
-
 def _check_odd(student: Activation):
-    if _odd_part_norm(student) > 1e-20 * max(1.0, student.second_moment):
+    if not is_odd(student):
         raise ValueError(
             f"student must be odd (sigma(-z) = -sigma(z)); got {student.name!r}.  With "
             "a_i = +-1/sqrt(N) the theory reduces to a spiked random-features model with one "
@@ -158,11 +139,11 @@ def spiked_rf_parameters(student, teacher, *, psi1, eta_scale, noise=0.0):
     r, c_b : float or ndarray (the shape of ``eta_scale``)
     gamma : float
     """
-    s = _activation("student", student)
-    t = _activation("teacher", teacher, teacher=True)
+    s = as_student(student)
+    t = as_teacher(teacher)
     psi1 = float(check_positive("psi1", psi1))
     noise = float(check_nonnegative("noise", noise))
-    eta = _array("eta_scale", eta_scale, positive=False)
+    eta = check_array("eta_scale", eta_scale, positive=False)
     ey2, s2, length = _step_constants(s, t, psi1, noise)
     r = eta * s.mu1 * length
     cb = 1.0 + eta**2 * ey2 * s2 / psi1
@@ -181,7 +162,7 @@ def conditional_coefficients(student, kappa, *, r, c_b):
 
     Returns three arrays of the shape of ``kappa`` (the third is :math:`\mu_2^2`).
     """
-    act = _activation("student", student)
+    act = as_student(student)
     r = float(check_nonnegative("r", r))
     c_b = float(check_positive("c_b", c_b))
     k = np.asarray(kappa, dtype=float)
@@ -227,8 +208,10 @@ def _mp_averages(lam_eff, vh1, c_b, psi2):
 
 
 # --------------------------------------------------------------------------- the solve
-class _Point:
-    """Tables over the outer nodes for one eta_scale (independent of lambda)."""
+class _NodeTables:
+    r"""Everything the fixed point needs on the outer nodes :math:`\kappa_k` for one
+    eta_scale (independent of lambda): nodes and weights, the conditional coefficients
+    ``M0, M1, M2`` and the teacher's moments ``H, H1, HH`` along :math:`v`."""
 
     def __init__(self, student, teacher, *, r, c_b, gamma):
         rho = math.sqrt(max(1.0 - gamma * gamma, 0.0))
@@ -244,8 +227,10 @@ class _Point:
         self.c_b = c_b
 
 
-def _solve_V(P: _Point, alpha, lam_eff, psi2):
-    """The 2-d fixed point (V1, V2) <-> (Vh1, Vh2)."""
+def _solve_V(P: _NodeTables, alpha, lam_eff, psi2):
+    r"""The 2-d fixed point :math:`(V_1, V_2) \leftrightarrow (\hat V_1, \hat V_2)`: damped
+    iteration to relative accuracy ``_TOL``, finished by a root finder when it is slow (tiny
+    :math:`\lambda`); raises :class:`LargeStepConvergenceError` if neither converges."""
     A1, A2, w = P.M1**2, P.M2, P.w
 
     def hats(V):
@@ -275,7 +260,34 @@ def _solve_V(P: _Point, alpha, lam_eff, psi2):
     return V, hats(V)
 
 
-def _solve(P: _Point, *, alpha, lam_eff, psi2, noise):
+def _solve(P: _NodeTables, *, alpha, lam_eff, psi2, noise):
+    r"""The replica-symmetric fixed point at one (eta_scale, lambda), and the risk.
+
+    The equations are the saddle point of Cui et al. (2024), the fixed point their "Result
+    3.3" names (README of their code, ``theory.ipynb``), in this book's conventions with the
+    factors of :math:`\psi_2` written out (chapter 5, "Derivation sketch": the order
+    parameters :math:`m, 	heta, \psi_o, q_1, q_2` and the three quadratic forms that carry
+    :math:`\psi_2`).  With :math:`\kappa` on the outer nodes, the conditional coefficients
+    :math:`\mu_j(\kappa)` (``M0, M1``, ``M2`` = :math:`\mu_2^2`) and the teacher's moments
+    along :math:`v` (``H`` = :math:`E[f_*\mid\kappa]`, ``H1``, ``HH``):
+
+    1. :math:`(V_1, V_2)` and their conjugates :math:`(\hat V_1, \hat V_2)` from
+       :func:`_solve_V` (energetic half: a weighted average over :math:`\kappa` of
+       :math:`\mu_1^2, \mu_2^2` against :math:`1 + \mu_1^2V_1 + \mu_2^2V_2`; entropic half:
+       Marchenko-Pastur averages of :math:`S^{-1}`, :math:`S = \lambda_C + \hat V_2 +
+       \hat V_1\Omega`, :func:`_mp_averages`);
+    2. the mean and spike weights :math:`(m, 	heta)` from a 2 x 2 linear system, with
+       :math:`	heta = c_b\psi_2V_2\hat	heta` (:math:`\|Wv\|^2 	o c_b\psi_2`); :math:`m`
+       is unpenalised (the mean feature has norm :math:`\sqrt N`);
+    3. :math:`\psi_o = \psi_2 V_1\hat\psi` (the teacher's part orthogonal to :math:`v`);
+    4. :math:`(q_1, q_2)` from :math:`\hat q = a_0 + A q`, :math:`q = B\hat q + b_0`, the
+       spike terms of :math:`b_0` carrying :math:`\psi_2`;
+    5. the risk :math:`E_\kappa[H\!H + c^2 - 2cH - 2\mu_1\psi_oH_1 + \mu_1^2q_1 + \mu_2^2q_2]`
+       with :math:`c = \mu_0 m + \mu_1\kappa	heta`.
+
+    At :math:`\psi_2 = 1` these are Cui et al.'s equations term by term (asserted by
+    ``tests/test_exact_large_step.py`` against a transcription of their code).
+    """
     (V1, V2), (vh1, vh2) = _solve_V(P, alpha, lam_eff, psi2)
     k, w, M0, M1, M2 = P.k, P.w, P.M0, P.M1, P.M2
     Vk = M1**2 * V1 + M2 * V2
@@ -321,13 +333,13 @@ def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0)
     ``m``, ``theta``, ``psi_o``, ``q1``, ``q2``, ``V1``, ``V2``, ``r``, ``c_b`` and the float
     ``gamma``.
     """
-    s = _activation("student", student)
-    t = _activation("teacher", teacher, teacher=True)
+    s = as_student(student)
+    t = as_teacher(teacher)
     psi1 = float(check_positive("psi1", psi1))
     psi2 = float(check_positive("psi2", psi2))
     noise = float(check_nonnegative("noise", noise))
-    lam = _array("lam", lam, positive=True)
-    eta = _array("eta_scale", eta_scale, positive=False)
+    lam = check_array("lam", lam, positive=True)
+    eta = check_array("eta_scale", eta_scale, positive=False)
     _check_odd(s)
     eta_b, lam_b = np.broadcast_arrays(eta, lam)
     r, cb, gamma = spiked_rf_parameters(s, t, psi1=psi1, eta_scale=np.unique(eta_b),
@@ -340,7 +352,7 @@ def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0)
         e = float(eta_b[idx])
         if e not in points:
             j = int(np.searchsorted(np.unique(eta_b), e))
-            points[e] = (_Point(s, t, r=float(r[j]), c_b=float(cb[j]), gamma=gamma),
+            points[e] = (_NodeTables(s, t, r=float(r[j]), c_b=float(cb[j]), gamma=gamma),
                          float(r[j]), float(cb[j]))
         P, rj, cj = points[e]
         res = _solve(P, alpha=alpha, lam_eff=float(lam_b[idx]) * alpha, psi2=psi2,

@@ -32,7 +32,7 @@ import numpy as np
 from scipy import optimize, special
 
 from .._validation import check_finite, check_nonnegative, check_positive
-from ..activations import Activation, as_teacher, get_activation, is_registered
+from ..activations import Activation, as_student, as_teacher, is_registered
 from ..quadrature import GAUSS_DENSITY, gaussian_rows, gaussian_rule
 
 __all__ = [
@@ -49,14 +49,6 @@ _L = 12.0                      # integrate standard Gaussians over [-L, L] (tail
 _INNER_NODES = 128             # Gauss-Legendre nodes per piece, inner integral (over xi_2)
 _OUTER_NODES = 80              # and outer integral (over xi_1)
 _CLOSED = {"erf", "relu", "abs", "linear", "quadratic"}
-
-
-def _activation(name: str, spec, *, teacher: bool = False) -> Activation:
-    """Resolve ``spec`` and re-raise errors with the parameter's name."""
-    try:
-        return as_teacher(spec) if teacher else get_activation(spec)
-    except ValueError as err:
-        raise ValueError(f"{name}: {err}") from None
 
 
 def _is_closed(act: Activation) -> bool:
@@ -121,7 +113,7 @@ def smoothed_activation(student, kappa, x, *, scale: float = 1.0) -> np.ndarray:
     >>> float(smoothed_activation("erf", math.sqrt(3), 0.7))  # = erf(0.7)
     0.6778011938374184
     """
-    act = _activation("student", student)
+    act = as_student(student)
     kappa = check_finite("kappa", kappa, hint=" (see tau_curve for the limit)")
     check_positive("scale", scale)
     x = np.asarray(x, dtype=float)
@@ -179,8 +171,8 @@ def tau_curve(student, teacher, kappas) -> np.ndarray:
     -------
     ndarray of shape (K,)
     """
-    act = _activation("student", student)
-    tea = _activation("teacher", teacher, teacher=True)
+    act = as_student(student)
+    tea = as_teacher(teacher)
     ks = np.atleast_1d(np.asarray(kappas, dtype=float))
     if ks.ndim != 1 or np.any(np.isnan(ks)):
         raise ValueError(f"kappas must be a 1-d sequence of numbers (no NaN); got {kappas!r}")
@@ -256,8 +248,8 @@ def tau_star(student, teacher, *, kappa_max: float = 100.0) -> tuple[float, floa
     >>> tau < 1e-12, round(abs(kappa) ** 2, 8)
     (True, 3.0)
     """
-    act = _activation("student", student)
-    tea = _activation("teacher", teacher, teacher=True)
+    act = as_student(student)
+    tea = as_teacher(teacher)
     check_positive("kappa_max", kappa_max)
     kappa, tau, at_edge = _minimise(lambda k: _risk(act, tea, k), _kappa_grid(kappa_max))
     lim = _limits(act)
@@ -293,8 +285,8 @@ def tau_star_rescaled(student, teacher, *, kappa_max: float = 100.0):
     s : float
         The best multiple for that kappa.
     """
-    act = _activation("student", student)
-    tea = _activation("teacher", teacher, teacher=True)
+    act = as_student(student)
+    tea = as_teacher(teacher)
     check_positive("kappa_max", kappa_max)
     x, w = gaussian_rule(tea.kinks, nodes=_OUTER_NODES, half_width=_L)
     t = tea(x)
@@ -335,8 +327,8 @@ def neuron_shift(student, teacher, a, *, eta: float) -> np.ndarray:
     -------
     ndarray of shape (N,)
     """
-    act = _activation("student", student)
-    tea = _activation("teacher", teacher, teacher=True)
+    act = as_student(student)
+    tea = as_teacher(teacher)
     a = np.asarray(a, dtype=float)
     if a.ndim != 1:
         raise ValueError(f"a must be a 1-d array of second-layer weights; got shape {a.shape}")
@@ -431,8 +423,8 @@ def lemma6_prediction(student, teacher, *, psi1: float, eta_scale: float, kappa:
     """
     from .setting import label_second_moment
 
-    act = _activation("student", student)
-    tea = _activation("teacher", teacher, teacher=True)
+    act = as_student(student)
+    tea = as_teacher(teacher)
     check_positive("psi1", psi1)
     check_positive("eta_scale", eta_scale)
     check_positive("width", width)
