@@ -663,3 +663,45 @@ def test_result_boxes_say_whose_result_they_are(page):
     for box in soup.select("div.admonition.book-result"):
         title = box.select_one(".admonition-title").get_text(" ", strip=True)
         assert "(ours)" in title, f"{page}: book-result box not marked as ours: {title!r}"
+
+
+# --------------------------------------------------------------------------- numbering, results
+_CHAPTER_PAGES = [p for p in PAGES if p.startswith("chapters/")]
+
+
+@pytest.mark.parametrize("page", _CHAPTER_PAGES)
+def test_numbers_carry_the_chapter(page):
+    """Textbook numbering: in chapter 3 every figure, table, exercise and proof is 3.k and
+    every equation (3.k); in the appendix A.k."""
+    soup = _source(page)
+    number = soup.select_one("article h1 .section-number")
+    assert number is not None, f"{page}: the chapter title carries no number"
+    prefix = number.get_text(strip=True).rstrip(".") + "."
+    captions = [c.get_text(" ", strip=True) for c in soup.select("article .caption-number")]
+    equations = [e.get_text(strip=True) for e in soup.select("article .eqno")]
+    bad = [c for c in captions if not re.search(rf"\s{re.escape(prefix)}\d", " " + c)]
+    bad += [e for e in equations if not e.strip("()").startswith(prefix)]
+    assert not bad, f"{page}: numbers without the chapter prefix {prefix!r}: {bad[:5]}"
+
+
+def test_no_index_pages_of_raw_labels():
+    """The general and proof indexes are not built (the book has no index entries); the
+    results page is the index of results."""
+    for name in ("genindex.html", "prf-prf.html"):
+        assert not (SITE / name).exists(), f"{name} is built"
+
+
+def test_the_results_page_links_every_result():
+    """Every result box of every chapter (the paper's, later papers', ours) is listed on
+    the results page, by a link to its label."""
+    listed = {a["href"].split("#", 1)[1] for a in _source("results.html").select("article a[href]")
+              if "#" in a["href"]}
+    missing = []
+    for page in _CHAPTER_PAGES:
+        for box in _source(page).select("div.admonition.paper-result, div.admonition.book-result"):
+            before = box.find_previous_sibling()
+            ids = {box.get("id"), before.get("id") if before is not None else None} - {None}
+            if not ids & listed:
+                title = box.select_one(".admonition-title").get_text(" ", strip=True)
+                missing.append((page, title[:60], sorted(ids)))
+    assert not missing, f"result boxes not on the results page: {missing}"
