@@ -260,6 +260,25 @@ _EQNO_OVERLAP = """
 """
 
 
+# Boxes that scroll sideways (wider content than the box) without the scroll cue that
+# assets/book.js adds (class book-scrolls: a visible scroll bar, faded where more is hidden).
+_SCROLL_UNCUED = """
+() => {
+  const bad = [];
+  for (const el of document.querySelectorAll("article *")) {
+    const ox = getComputedStyle(el).overflowX;
+    if (ox !== "auto" && ox !== "scroll") continue;
+    if (el.clientWidth === 0 || el.scrollWidth <= el.clientWidth + 1) continue;
+    if (!el.classList.contains("book-scrolls")) {
+      bad.push(el.tagName.toLowerCase() + "." + [...el.classList].join(".") + " "
+               + (el.textContent || "").trim().slice(0, 40));
+    }
+  }
+  return bad;
+}
+"""
+
+
 @dataclass
 class View:
     """What one page showed at one width in one theme."""
@@ -269,6 +288,7 @@ class View:
     images: list = field(default_factory=list)
     overflow: dict = field(default_factory=dict)
     eqno_overlaps: list = field(default_factory=list)
+    scroll_uncued: list = field(default_factory=list)
     theme: str = ""
     screenshot: Path | None = None
 
@@ -327,6 +347,7 @@ def views(browser) -> dict[tuple[str, int, str], View]:
                     else:
                         view.overflow = page.evaluate(_OVERFLOW)
                         view.eqno_overlaps = page.evaluate(_EQNO_OVERLAP)
+                        view.scroll_uncued = page.evaluate(_SCROLL_UNCUED)
                 shot = SCREENSHOTS / _screenshot_name(name, width, theme)
                 page.screenshot(path=str(shot), full_page=True)
                 view.screenshot = shot
@@ -522,6 +543,14 @@ def test_no_horizontal_overflow_on_a_phone(views, page):
 def test_equation_numbers_do_not_cover_formulas_on_a_phone(views, page):
     bad = views[page, PHONE, "light"].eqno_overlaps
     assert not bad, f"{page}: equation numbers drawn over their formula at {PHONE} px: {bad}"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_what_scrolls_on_a_phone_shows_that_it_scrolls(views, page):
+    """Nothing is cut without a visible way to reach it: every box wider than its column
+    carries the scroll cue (scroll bar, faded edge) of assets/book.js."""
+    bad = views[page, PHONE, "light"].scroll_uncued
+    assert not bad, f"{page}: boxes that scroll at {PHONE} px without a scroll cue: {bad[:5]}"
 
 
 @pytest.mark.parametrize("page", PAGES)
