@@ -232,7 +232,7 @@ def test_ge_prediction_risk_is_the_population_formula():
     B = rng.standard_normal((N, 2)) * 0.2
     X = rng.standard_normal((200_000, d))
     from helpers import get_activation
-    err = ge_features(X, W, "erf", rng=rng) @ B - get_activation("tanh", center=True)(
+    err = ge_features(X, W, "erf", rng=rng) @ B - get_activation("tanh", centred=True)(
         X @ beta)[:, None]
     mc, se = np.mean(err**2, 0), np.std(err**2, 0) / np.sqrt(len(X))
     exact = ge_prediction_risk(W, B, "erf", "tanh", beta)
