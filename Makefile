@@ -14,7 +14,7 @@ export BOOK_PROGRESS ?= 0
 # 2 cores). Binder sets the same in `start`. Numbers do not change.
 export OPENBLAS_THREAD_TIMEOUT ?= 4
 
-.PHONY: book test unit notebooks build-strict browser screenshots lint paper bench bench-chapters clean venv seeds
+.PHONY: book test unit notebooks build-strict browser screenshots lint paper bench bench-chapters clean venv seeds student
 
 venv: $(STAMP)
 
@@ -25,10 +25,27 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	@touch $(STAMP)
 
-## Build the HTML book, executing every chapter (warnings are errors). `--all`: a change in
-## src/helpers/ changes the figures although no page changed, so every page is rebuilt.
+## Build the HTML book (warnings are errors). Execution is cached (jupyter-cache, `execute:
+## cache` in _config.yml), so a second `make book` with nothing changed takes seconds. A
+## page's outputs also depend on code outside it, so the cache is dropped, with Sphinx's
+## saved state, whenever BOOK_INPUTS or BOOK_SCALE/BOOK_SEED change: the hash of them all is
+## kept beside the cache (book-inputs.sha256) and compared on every build; a figure is never
+## stale. The publish workflow keys its copy of the cache on the same files.
+JCACHE      := _build/.jupyter_cache
+BOOK_INPUTS := chapters src/helpers intro.md requirements.txt benchmarks/results
+BOOK_HASH    = $(shell { find $(BOOK_INPUTS) -type f ! -name 'seed_sweep_*' ! -name '*.pyc' \
+	  -print0 | LC_ALL=C sort -z | xargs -0 sha256sum; \
+	  echo "BOOK_SCALE=$(BOOK_SCALE) BOOK_SEED=$(BOOK_SEED)"; } | sha256sum | cut -c1-64)
+# Drop the cache (and the pages built from it) unless it was made from the same inputs.
+CACHE_CHECK  = h="$(BOOK_HASH)"; \
+	if [ "$$(cat $(JCACHE)/book-inputs.sha256 2>/dev/null)" != "$$h" ]; then \
+	  echo "book inputs changed: dropping the execution cache"; \
+	  rm -rf $(JCACHE) _build/.doctrees _build/html; \
+	fi; mkdir -p $(JCACHE) && echo "$$h" > $(JCACHE)/book-inputs.sha256
+
 book: $(STAMP)
-	$(JB) build . --all -W -n --keep-going
+	@$(CACHE_CHECK)
+	$(JB) build . -W -n --keep-going
 
 ## Everything CI checks: lint, unit tests with coverage, nbval over every chapter, strict build,
 ## then every built page in headless Chromium (maths, images, outputs, links, overflow at
@@ -53,8 +70,11 @@ notebooks: $(STAMP)
 	$(BIN)/python -m pytest chapters -v $(NBVAL) -o addopts="" -W ignore::DeprecationWarning
 	$(LANDING)
 
+# Every page executed afresh (an empty cache), every page rebuilt; the cache it leaves is
+# valid for the inputs it ran on, so a `make book` after `make test` takes seconds.
 build-strict: $(STAMP)
-	rm -rf _build/html
+	rm -rf _build/html _build/.doctrees $(JCACHE)
+	@$(CACHE_CHECK)
 	$(JB) build . --all -W -n --keep-going
 
 ## Every built page in the system Chromium through Playwright (1400 and 420 px, light and
@@ -69,6 +89,7 @@ screenshots: $(STAMP)
 
 ## The paper's scale (d = 512, 50 runs per point) for every chapter.
 paper: $(STAMP)
+	rm -rf _build/paper/_build/.jupyter_cache _build/paper/.jupyter_cache
 	BOOK_SCALE=paper $(JB) build . --all -W -n --keep-going --path-output _build/paper
 
 ## Benchmark of the simulation core at the Figure 3(a) setting (not part of `make test`);
