@@ -77,9 +77,11 @@ build-strict: $(STAMP)
 	@$(CACHE_CHECK)
 	$(JB) build . --all -W -n --keep-going
 
-## Every built page in the system Chromium through Playwright (1400 and 420 px, light and
-## dark); screenshots of every page in each view go to _build/screenshots.
+## The built site's links (tools/check_site_links.py: none that works only on this machine,
+## every chapter's .ipynb offered), then every built page in the system Chromium through
+## Playwright (1400 and 420 px, light and dark); screenshots go to _build/screenshots.
 browser: $(STAMP)
+	$(BIN)/python tools/check_site_links.py _build/html
 	$(BIN)/python -m pytest browser_tests -q -p no:cacheprovider -o addopts=""
 
 ## Only the screenshots (of the book already built in _build/html).
