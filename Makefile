@@ -11,7 +11,7 @@ export BOOK_PROGRESS ?= 0
 # every call; a run alternates between the two (products, then solves), so each slowed the other.
 # Idle threads that sleep almost at once (OpenBLAS's own setting, read when it loads) remove
 # that: chapters 3 and 4 ran in 10.6 s and 18.2 s instead of 21.4 s and 28.5 s (quick scale,
-# 2 cores). Binder sets the same in `start`. Numbers do not change.
+# 2 cores). Binder sets the same in `binder/start`. Numbers do not change.
 export OPENBLAS_THREAD_TIMEOUT ?= 4
 
 .PHONY: book test unit notebooks build-strict browser screenshots lint paper bench bench-chapters clean venv seeds student
