@@ -104,6 +104,19 @@ bench: $(STAMP)
 bench-chapters: $(STAMP)
 	$(BIN)/python benchmarks/chapter_timings.py --scale quick
 
+## The student edition in _build/student: notebooks/ (one .ipynb per chapter, without
+## solutions or outputs; a cell that needs a removed solution is the student's to complete,
+## tagged nbval-skip) and html/ (the book without solutions, built from the stripped
+## notebooks of the main build, outputs kept, nothing executed again). sphinx-exercise's
+## hide_solutions cannot do it: it fails on gated solutions (solution_end_node).
+student: book
+	rm -rf _build/student
+	$(BIN)/python tools/student_edition.py notebooks --out _build/student/notebooks
+	$(BIN)/python tools/student_edition.py book --executed _build/jupyter_execute \
+	  --out _build/student/src
+	$(JB) build _build/student/src --all -W -n --keep-going --path-output _build/student/src
+	mv _build/student/src/_build/html _build/student/html
+
 clean:
 	rm -rf _build .pytest_cache .coverage
 
