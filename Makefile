@@ -34,6 +34,7 @@ $(STAMP): requirements.txt pyproject.toml
 JCACHE      := _build/.jupyter_cache
 BOOK_INPUTS := chapters src/helpers intro.md requirements.txt benchmarks/results
 BOOK_HASH    = $(shell { find $(BOOK_INPUTS) -type f ! -name 'seed_sweep_*' ! -name '*.pyc' \
+	  ! -path '*/.ipynb_checkpoints/*' \
 	  -print0 | LC_ALL=C sort -z | xargs -0 sha256sum; \
 	  echo "BOOK_SCALE=$(BOOK_SCALE) BOOK_SEED=$(BOOK_SEED)"; } | sha256sum | cut -c1-64)
 # Drop the cache (and the pages built from it) unless it was made from the same inputs.
