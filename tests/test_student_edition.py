@@ -173,7 +173,8 @@ def test_student_book_sources(tmp_path):
     (root / "intro.md").write_text("# Intro\n")
     (root / "_toc.yml").write_text("format: jb-book\nroot: intro\nparts:\n  - chapters:\n"
                                    "      - file: chapters/01_a\n")
-    (root / "_config.yml").write_text("title: T\nexecute:\n  execute_notebooks: cache\n")
+    (root / "_config.yml").write_text("title: T\nexecute:\n  execute_notebooks: cache\n"
+                                      "launch_buttons:\n  binderhub_url: x\n")
     (root / "references.bib").write_text("")
     for folder in ("_ext", "assets"):
         (root / folder).mkdir()
@@ -187,7 +188,7 @@ def test_student_book_sources(tmp_path):
     out = student_edition.write_book(tmp_path / "src", executed, root=root)
     config = yaml.safe_load((out / "_config.yml").read_text())
     assert config["execute"]["execute_notebooks"] == "off"
-    assert config["title"].endswith("(student edition)")
+    assert config["title"].endswith("(student edition)") and "launch_buttons" not in config
     assert (out / "intro.md").read_text() == "# Intro\n"
     book_nb = nbformat.read(out / "chapters/01_a.ipynb", as_version=4)
     assert "secret" not in "\n".join(c.source for c in book_nb.cells)

@@ -219,6 +219,9 @@ def write_book(out: Path, executed: Path, root: Path = ROOT) -> Path:
     config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
     config["title"] = f"{config['title']} (student edition)"
     config["execute"]["execute_notebooks"] = "off"
+    # The pages are notebooks here, so the download menu offers each chapter's .ipynb (its
+    # source); launch buttons would point at .ipynb files the repository does not have.
+    config.pop("launch_buttons", None)
     (out / "_config.yml").write_text(
         "# Written by tools/student_edition.py from the book's _config.yml: the student\n"
         "# edition shows the outputs of the main build, without solutions; nothing runs.\n"
