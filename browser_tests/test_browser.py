@@ -53,7 +53,10 @@ ROOT = Path(__file__).resolve().parents[1]
 SITE = Path(os.environ.get("BOOK_HTML", ROOT / "_build" / "html"))
 SCREENSHOTS = Path(os.environ.get("BOOK_SCREENSHOTS", ROOT / "_build" / "screenshots"))
 STYLE = ROOT / "src" / "helpers" / "book.mplstyle"
-SKIP_PAGES = {"search.html"}  # the search page is all JavaScript and has no content of ours
+# The search page is all JavaScript and has no content of ours; the 404 page links to the
+# published site's absolute paths (/<name>/_static/...), which a file: URL cannot serve
+# (test_404_page_is_built checks it; tools/check_site_links.py checks every page's links).
+SKIP_PAGES = {"search.html", "404.html"}
 PAGE_TIMEOUT_MS = 120_000
 
 DESKTOP, PHONE = 1400, 420          # viewport widths (CSS px)
@@ -373,6 +376,16 @@ def test_every_toc_entry_was_built():
                              for ch in part.get("chapters", [])]
     missing = [f for f in files if not (SITE / f"{f}.html").is_file()]
     assert not missing, f"pages in _toc.yml without HTML in {SITE}: {missing}"
+
+
+def test_404_page_is_built():
+    """sphinx-notfound-page's 404.html: every local link rooted at the site's path."""
+    soup = BeautifulSoup((SITE / "404.html").read_text(encoding="utf-8"), "html.parser")
+    assert "Page not found" in soup.get_text()
+    prefix = "/" + _config()["repository"]["url"].rstrip("/").rsplit("/", 1)[-1] + "/"
+    local = [t.get("href") or t.get("src") for t in soup.find_all(["a", "link", "script"])
+             if (t.get("href") or t.get("src") or "").startswith("/")]
+    assert local and all(u.startswith(prefix) for u in local), local[:5]
 
 
 @pytest.mark.parametrize("page", sorted(REDIRECTS))
