@@ -87,3 +87,34 @@ def test_bad_links_raise():
         information_exponent(lambda z: np.zeros_like(z) + 1.0, max_degree=3)
     with pytest.raises(ValueError, match="no transformation"):
         generative_exponent(lambda z: np.zeros_like(z) + 1.0, max_degree=3)
+
+
+def test_conditional_mean_and_alignment_known_values():
+    from helpers.theory import conditional_mean, transformed_label_alignment
+    # a monotone link: E[z | y] is the inverse link
+    t = conditional_mean("tanh")
+    np.testing.assert_allclose(t(np.tanh(np.array([-1.0, 0.3, 1.2]))), [-1.0, 0.3, 1.2],
+                               atol=0.02)
+    # even link: E[z | y] = 0; every transformation has alignment 0
+    np.testing.assert_allclose(conditional_mean(he2)(np.array([-0.5, 0.0, 3.0])), 0, atol=1e-12)
+    for tr in (None, lambda y: y, lambda y: y**3):
+        assert transformed_label_alignment(he2, tr, psi1=4) < 1e-20
+    # He3: T(y) = y (its information exponent is 3) and y**2 (even) give 0; y**3 and E[z|y]
+    # do not, and E[z|y] is the best: psi1 V1 / (psi1 V1 + 1)
+    _, cond = hermite_energy(he3, max_degree=1)
+    best = transformed_label_alignment(he3, psi1=4)
+    assert best == pytest.approx(4 * cond[1] / (4 * cond[1] + 1), rel=1e-12)
+    assert transformed_label_alignment(he3, conditional_mean(he3), psi1=4) == pytest.approx(
+        best, rel=1e-3)
+    assert transformed_label_alignment(he3, lambda y: y, psi1=4) < 1e-20
+    assert transformed_label_alignment(he3, lambda y: y**2, psi1=4) < 1e-20
+    assert 0.01 < transformed_label_alignment(he3, lambda y: y**3, psi1=4) < best
+    # the linear link: T(y) = y is best, alignment psi1 / (psi1 + 1)
+    assert transformed_label_alignment("linear", lambda y: y, psi1=2) == pytest.approx(
+        2 / 3, rel=1e-9)
+    with pytest.raises(ValueError, match="psi1"):
+        transformed_label_alignment(he3, psi1=0)
+    with pytest.raises(ValueError, match="transform must"):
+        transformed_label_alignment(he3, 3.0, psi1=1)
+    with pytest.raises(ValueError, match="degree"):
+        conditional_mean(he3, degree=0)

@@ -34,6 +34,9 @@ Functions
 information_exponent   smallest degree with a non-zero Hermite coefficient of g
 generative_exponent    smallest degree that a transformation of y reaches
 hermite_energy         the V_j above (and the Hermite energies) for degrees 1..max_degree
+conditional_mean       y -> E[He_j(z) | y] of a single-index link, as a callable
+transformed_label_alignment
+                       limit of the squared cosine between (1/n) X^T T(y) and the teacher
 """
 
 from __future__ import annotations
@@ -48,7 +51,8 @@ from numpy.polynomial import hermite_e
 from .._validation import check_choice, check_integer, check_positive
 from ..activations import Activation, get_activation
 
-__all__ = ["information_exponent", "generative_exponent", "hermite_energy"]
+__all__ = ["information_exponent", "generative_exponent", "hermite_energy", "conditional_mean",
+           "transformed_label_alignment"]
 
 #: Grid points per axis (midpoint rule on [-L, L]) and number of y-bins, by k.
 _GRID = {1: (100_000, 1000), 2: (600, 200), 3: (120, 40)}
@@ -241,3 +245,81 @@ def generative_exponent(link, *, k: int = 1, max_degree: int = 8, tol: float = 1
             return j
     raise ValueError(f"no transformation of y reaches a Hermite degree 1..{max_degree}; raise "
                      f"max_degree (got {max_degree}) or check the link (is it constant?)")
+
+
+def _single_index_grid(link, grid=None, bins=None):
+    """Midpoint grid, weights, labels and y-bins of a single-index link (k = 1)."""
+    m, b = _GRID[1]
+    m, b = grid or m, bins or b
+    half = (np.arange(m // 2) + 0.5) * (2 * _HALF_WIDTH / m)
+    z = np.concatenate([-half[::-1], half])
+    w = np.exp(-0.5 * z * z)
+    w = w / w.sum()
+    y = _values(_link(link, 1), z[:, None], 1)
+    order = np.argsort(y, kind="stable")
+    ys, cw = y[order], np.cumsum(w[order]) - w[order]
+    first = np.searchsorted(ys, ys, side="left")
+    bin_sorted = np.minimum((cw[first] * b).astype(int), b - 1)
+    bin_id = np.empty_like(bin_sorted)
+    bin_id[order] = bin_sorted
+    return z, w, y, bin_id, b
+
+
+def conditional_mean(link, *, degree: int = 1) -> Callable:
+    r"""The function :math:`T_j(y) = E[\mathrm{He}_j(z)\,|\,y]` of a single-index link,
+    from the y-bins of :func:`generative_exponent` (linear interpolation between the bins'
+    mean labels; constant beyond the extreme bins).
+
+    For ``degree = 1``, :math:`T_1(y) = E[z|y]` is the transformation of the label that
+    correlates best with :math:`z`: :math:`E[T_1(y) z] = E[T_1(y)^2] = V_1`.
+    """
+    check_integer("degree", degree, minimum=1)
+    z, w, y, bin_id, b = _single_index_grid(link)
+    mass = np.bincount(bin_id, weights=w, minlength=b)
+    keep = mass > 0
+    y_mean = np.bincount(bin_id, weights=w * y, minlength=b)[keep] / mass[keep]
+    he = hermite_e.hermeval(z, np.eye(degree + 1)[degree])
+    t_mean = np.bincount(bin_id, weights=w * he, minlength=b)[keep] / mass[keep]
+    order = np.argsort(y_mean, kind="stable")
+    y_mean, t_mean = y_mean[order], t_mean[order]
+
+    def transform(labels):
+        return np.interp(np.asarray(labels, dtype=float), y_mean, t_mean)
+
+    transform.__name__ = f"E[He_{degree}(z) | y]"
+    return transform
+
+
+def transformed_label_alignment(link, transform=None, *, psi1: float) -> float:
+    r"""Limit (:math:`n = \psi_1 d`, :math:`d\to\infty`) of the squared cosine between
+    :math:`v = \frac1n X^\top T(y)` and the teacher direction :math:`\beta_*`:
+
+    .. math::
+
+        \frac{E[T(y)z]^2}{E[T(y)z]^2 + E[T(y)^2]/\psi_1},
+
+    since :math:`v = E[T(y)z]\,\beta_* + \xi` with :math:`\|\xi\|^2 \to E[T(y)^2]/\psi_1`
+    (the same computation as Proposition 2's spike, chapter 2).  ``transform=None`` takes
+    the best transformation :math:`T = E[z|y]` (:func:`conditional_mean`), for which the
+    value is :math:`\psi_1 V_1/(\psi_1 V_1 + 1)`: non-zero exactly when the generative
+    exponent is 1.  Expectations on the grid of :func:`generative_exponent`.
+    """
+    check_positive("psi1", psi1)
+    z, w, y, bin_id, b = _single_index_grid(link)
+    if transform is None:
+        mass = np.bincount(bin_id, weights=w, minlength=b)
+        keep = mass > 0
+        s = np.bincount(bin_id, weights=w * z, minlength=b)[keep]
+        v1 = float(np.sum(s * s / mass[keep]))
+        return psi1 * v1 / (psi1 * v1 + 1.0)
+    if not callable(transform):
+        raise ValueError(f"transform must be a callable of the labels or None; got "
+                         f"{type(transform).__name__}")
+    t = np.asarray(transform(y), dtype=float)
+    if t.shape != y.shape:
+        raise ValueError(f"transform must map labels of shape {y.shape} to the same shape; "
+                         f"got {t.shape}")
+    etz, et2 = float(w @ (t * z)), float(w @ (t * t))
+    if et2 <= 0:
+        raise ValueError("transform is zero on the labels; the alignment is undefined")
+    return etz**2 / (etz**2 + et2 / psi1)
