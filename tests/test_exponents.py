@@ -50,6 +50,8 @@ def test_multi_index_known_exponents():
     assert generative_exponent(dandi, k=2) == 1
     assert information_exponent(parity, k=3, max_degree=4) == 3
     assert generative_exponent(parity, k=3, max_degree=4) == 3
+    # the product z1 z2 z3 itself: |y| is large where the |z_j| are, so degree 2
+    assert generative_exponent(lambda Z: Z[:, 0] * Z[:, 1] * Z[:, 2], k=3, max_degree=4) == 2
 
 
 def test_hermite_energy_closed_forms():

@@ -55,7 +55,7 @@ __all__ = ["information_exponent", "generative_exponent", "hermite_energy", "con
            "transformed_label_alignment"]
 
 #: Grid points per axis (midpoint rule on [-L, L]) and number of y-bins, by k.
-_GRID = {1: (100_000, 1000), 2: (600, 200), 3: (120, 40)}
+_GRID = {1: (100_000, 1000), 2: (600, 200), 3: (64, 40)}
 _HALF_WIDTH = 8.0  # the Gaussian tail beyond 8 weighs 1.2e-15
 
 
@@ -225,7 +225,7 @@ def generative_exponent(link, *, k: int = 1, max_degree: int = 8, tol: float = 1
         Threshold on :math:`V_j` (a share of :math:`E\,\mathrm{He}_\alpha^2 = \alpha!`).
     grid, bins : int, optional
         Grid points per axis (even) and number of y-bins; defaults by ``k``:
-        (100000, 1000), (600, 200), (120, 40).
+        (100000, 1000), (600, 200), (64, 40).
 
     Raises
     ------
