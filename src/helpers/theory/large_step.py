@@ -2,8 +2,8 @@ r"""The asymptotic risk after one large step (Cui et al. 2024), in the book's co
 
 After one step with :math:`\eta = \tilde\eta\sqrt N` (``eta_scale`` :math:`=\tilde\eta`) and a
 second layer :math:`a_i = \xi_i/\sqrt N`, :math:`\xi_i = \pm 1`, neuron :math:`i` computes
-approximately :math:`\sigma(\sqrt{c_b}\langle w^0_i, x\rangle + r\,\xi_i\kappa)`, with
-:math:`\kappa = \langle v, x\rangle` along the unit spike direction :math:`v` of the step
+approximately :math:`\sigma(\sqrt{c_b}\langle w^0_i, x\rangle + r\,\xi_i z_v)`, with
+:math:`z_v = \langle v, x\rangle` along the unit spike direction :math:`v` of the step
 (a *spiked random-features* model, :func:`spiked_rf_parameters`):
 
 .. math::
@@ -15,9 +15,9 @@ approximately :math:`\sigma(\sqrt{c_b}\langle w^0_i, x\rangle + r\,\xi_i\kappa)`
 Two approximations are made, and they are distinct: (1) the trained network is replaced by
 this spiked random-features model, whose bulk is :math:`\sqrt{c_b}` times a Gaussian matrix
 independent of everything else (Dandi et al. 2024, arXiv:2410.18938, prove this equivalence
-in the limit of a large first batch); (2) conditionally on :math:`\kappa` the model's features
-are replaced by Gaussian equivalents with :math:`\kappa`-dependent coefficients
-:math:`\mu_0(\kappa), \mu_1(\kappa), \mu_2(\kappa)` (a conjecture in Cui et al. 2024), and the
+in the limit of a large first batch); (2) conditionally on :math:`z_v` the model's features
+are replaced by Gaussian equivalents with :math:`z_v`-dependent coefficients
+:math:`\mu_0(z_v), \mu_1(z_v), \mu_2(z_v)` (a conjecture in Cui et al. 2024), and the
 ridge estimator is described by a replica-symmetric fixed point (replica method, not a
 theorem).  For an odd :math:`\sigma` the signs :math:`\xi_i` are absorbed by
 :math:`w^0_i\to\xi_i w^0_i` and the readout, so the model is the one with a constant second
@@ -96,7 +96,7 @@ def _gauss_rows(loc, scale, kinks):
 
 
 def _outer_nodes(breaks=()):
-    """Nodes and weights (density included) for :math:`E_\\kappa`, :math:`\\kappa\\sim N(0,1)`."""
+    """Nodes and weights (density included) for :math:`E_{z_v}`, :math:`z_v\\sim N(0,1)`."""
     return gaussian_rule(breaks, nodes=_NODES, half_width=_L, pieces=_PIECES)
 
 
@@ -153,19 +153,19 @@ def spiked_rf_parameters(student, teacher, *, psi1, eta_scale, noise=0.0):
     return r, cb, float(gamma)
 
 
-def conditional_coefficients(student, kappa, *, r, c_b):
-    r"""The conditional Gaussian-equivalent coefficients of :math:`\sigma(r\kappa +
-    \sqrt{c_b}z)` given :math:`\kappa`:
+def conditional_coefficients(student, z_v, *, r, c_b):
+    r"""The conditional Gaussian-equivalent coefficients of :math:`\sigma(rz_v +
+    \sqrt{c_b}z)` given :math:`z_v`:
 
-    :math:`\mu_0(\kappa) = E\sigma`, :math:`\mu_1(\kappa) = E[z\sigma]/\sqrt{c_b}`
-    (:math:`= E\sigma'`), :math:`\mu_2^2(\kappa) = E\sigma^2 - \mu_0^2 - c_b\mu_1^2`.
+    :math:`\mu_0(z_v) = E\sigma`, :math:`\mu_1(z_v) = E[z\sigma]/\sqrt{c_b}`
+    (:math:`= E\sigma'`), :math:`\mu_2^2(z_v) = E\sigma^2 - \mu_0^2 - c_b\mu_1^2`.
 
-    Returns three arrays of the shape of ``kappa`` (the third is :math:`\mu_2^2`).
+    Returns three arrays of the shape of ``z_v`` (the third is :math:`\mu_2^2`).
     """
     act = as_student(student)
     r = float(check_nonnegative("r", r))
     c_b = float(check_positive("c_b", c_b))
-    k = np.asarray(kappa, dtype=float)
+    k = np.asarray(z_v, dtype=float)
     sb = math.sqrt(c_b)
     m0, m1, m2 = _moments_along(act, r * k.reshape(-1), sb)
     m1 = m1 / sb
@@ -209,7 +209,7 @@ def _mp_averages(lam_eff, vh1, c_b, psi2):
 
 # --------------------------------------------------------------------------- the solve
 class _NodeTables:
-    r"""Everything the fixed point needs on the outer nodes :math:`\kappa_k` for one
+    r"""Everything the fixed point needs on the outer nodes (values of :math:`z_v`) for one
     eta_scale (independent of lambda): nodes and weights, the conditional coefficients
     ``M0, M1, M2`` and the teacher's moments ``H, H1, HH`` along :math:`v`."""
 
@@ -266,24 +266,24 @@ def _solve(P: _NodeTables, *, alpha, lam_eff, psi2, noise):
     The equations are the saddle point of Cui et al. (2024), the fixed point their "Result
     3.3" names (README of their code, ``theory.ipynb``), in this book's conventions with the
     factors of :math:`\psi_2` written out (chapter 5, "Derivation sketch": the order
-    parameters :math:`m, 	heta, \psi_o, q_1, q_2` and the three quadratic forms that carry
-    :math:`\psi_2`).  With :math:`\kappa` on the outer nodes, the conditional coefficients
-    :math:`\mu_j(\kappa)` (``M0, M1``, ``M2`` = :math:`\mu_2^2`) and the teacher's moments
-    along :math:`v` (``H`` = :math:`E[f_*\mid\kappa]`, ``H1``, ``HH``):
+    parameters :math:`m, \theta, \psi_o, q_1, q_2` and the three quadratic forms that carry
+    :math:`\psi_2`).  With :math:`z_v` on the outer nodes, the conditional coefficients
+    :math:`\mu_j(z_v)` (``M0, M1``, ``M2`` = :math:`\mu_2^2`) and the teacher's moments
+    along :math:`v` (``H`` = :math:`E[f_*\midz_v]`, ``H1``, ``HH``):
 
     1. :math:`(V_1, V_2)` and their conjugates :math:`(\hat V_1, \hat V_2)` from
-       :func:`_solve_V` (energetic half: a weighted average over :math:`\kappa` of
+       :func:`_solve_V` (energetic half: a weighted average over :math:`z_v` of
        :math:`\mu_1^2, \mu_2^2` against :math:`1 + \mu_1^2V_1 + \mu_2^2V_2`; entropic half:
        Marchenko-Pastur averages of :math:`S^{-1}`, :math:`S = \lambda_C + \hat V_2 +
        \hat V_1\Omega`, :func:`_mp_averages`);
-    2. the mean and spike weights :math:`(m, 	heta)` from a 2 x 2 linear system, with
-       :math:`	heta = c_b\psi_2V_2\hat	heta` (:math:`\|Wv\|^2 	o c_b\psi_2`); :math:`m`
+    2. the mean and spike weights :math:`(m, \theta)` from a 2 x 2 linear system, with
+       :math:`\theta = c_b\psi_2V_2\hat\theta` (:math:`\|Wv\|^2 \to c_b\psi_2`); :math:`m`
        is unpenalised (the mean feature has norm :math:`\sqrt N`);
     3. :math:`\psi_o = \psi_2 V_1\hat\psi` (the teacher's part orthogonal to :math:`v`);
     4. :math:`(q_1, q_2)` from :math:`\hat q = a_0 + A q`, :math:`q = B\hat q + b_0`, the
        spike terms of :math:`b_0` carrying :math:`\psi_2`;
-    5. the risk :math:`E_\kappa[H\!H + c^2 - 2cH - 2\mu_1\psi_oH_1 + \mu_1^2q_1 + \mu_2^2q_2]`
-       with :math:`c = \mu_0 m + \mu_1\kappa	heta`.
+    5. the risk :math:`E_z_v[H\!H + c^2 - 2cH - 2\mu_1\psi_oH_1 + \mu_1^2q_1 + \mu_2^2q_2]`
+       with :math:`c = \mu_0 m + \mu_1z_v\theta`.
 
     At :math:`\psi_2 = 1` these are Cui et al.'s equations term by term (asserted by
     ``tests/test_large_step.py`` against a transcription of their code).
@@ -302,7 +302,7 @@ def _solve(P: _NodeTables, *, alpha, lam_eff, psi2, noise):
                        1.0 + alpha * T * np.dot(g, (k * M1) ** 2)]])
         b = np.array([np.dot(g, M0 * P.H), alpha * T * np.dot(g, k * M1 * P.H)])
         m, theta = np.linalg.solve(A, b)
-    else:   # mu0(kappa) = 0: no mean direction (eta = 0 with an odd student)
+    else:   # mu0(z_v) = 0: no mean direction (eta = 0 with an odd student)
         m = 0.0
         theta = (alpha * T * np.dot(g, k * M1 * P.H)
                  / (1.0 + alpha * T * np.dot(g, (k * M1) ** 2)))
@@ -377,7 +377,7 @@ def large_step_risk(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0):
 
     ``eta_scale = 0`` gives the random-features risk (``mei_montanari_risk``).  The map is not
     continuous there when :math:`\mu_1\mu_1^* \ne 0`: for any :math:`\tilde\eta > 0` the
-    direction :math:`\kappa` enters the features through :math:`\mu_0(\kappa)`, which the
+    coordinate :math:`z_v` enters the features through :math:`\mu_0(z_v)`, which the
     unpenalised mean direction of the readout fits for free.
 
     Parameters
