@@ -30,8 +30,11 @@ from ._validation import (
 )
 from .activations import as_student
 from .data import SECOND_LAYERS, init_student, sample_data
+from .feature_maps import features
 from .first_step import first_step_gradient, one_step
-from .multi_index import direction_overlaps, readout_risk, sample_directions
+from .multi_index import direction_overlaps, sample_directions
+from .ridge import ridge_path
+from .risk import prediction_risk
 
 __all__ = ["PROTOCOLS", "steps_on_batches", "two_steps", "transformed_label_vector",
            "top_direction_overlap", "run_steps"]
@@ -145,7 +148,8 @@ def run_steps(teacher, *, d: int, psi1: float, psi2: float, eta: float, k: int =
     student : str, callable or Activation
     second_layer : {"gaussian", "rademacher"}
     lam : float or sequence, optional
-        Ridge penalties for the readout risk (ridge on fresh data, :func:`readout_risk`);
+        Ridge penalties for the readout risk (ridge on fresh data, then
+        :func:`helpers.risk.prediction_risk`);
         None skips the risk.
     n_test : int
     seed : int or sequence of int
@@ -181,8 +185,11 @@ def run_steps(teacher, *, d: int, psi1: float, psi2: float, eta: float, k: int =
     out = {}
     for name, W in runs.items():
         res = {"overlaps": direction_overlaps(W, B), "top": top_direction_overlap(W - W0, B)}
-        if lam is not None:
-            res["risk"] = readout_risk(W, student, B, teacher, n=n, lam=lam, n_test=n_test,
-                                       rng=np.random.default_rng(r_ridge.spawn(1)[0]))[0]
+        if lam is not None:  # ridge on fresh data, then the risk on fresh test points
+            rng = np.random.default_rng(r_ridge.spawn(1)[0])
+            X, y = sample_data(n, B, teacher, rng=rng)
+            coef = ridge_path(features(X, W, student), y, lam)
+            res["risk"] = prediction_risk(W, coef, student, teacher, B, n_test=n_test,
+                                          rng=rng)[0]
         out[name] = res
     return out
