@@ -14,7 +14,7 @@ export BOOK_PROGRESS ?= 0
 # 2 cores). Binder sets the same in `binder/start`. Numbers do not change.
 export OPENBLAS_THREAD_TIMEOUT ?= 4
 
-.PHONY: book test unit notebooks build-strict browser screenshots lint paper bench bench-chapters clean venv seeds student
+.PHONY: book test unit notebooks build-strict browser screenshots lint paper bench bench-chapters clean venv seeds pdf student
 
 venv: $(STAMP)
 
@@ -117,6 +117,16 @@ student: book
 	  --out _build/student/src
 	$(JB) build _build/student/src --all -W -n --keep-going --path-output _build/student/src
 	mv _build/student/src/_build/html _build/student/html
+
+## The whole book as one PDF, _build/latex/book.pdf (solutions shown, chapters numbered as in
+## the HTML book): jupyter-book's LaTeX builder on the execution cache of `make book`, so no
+## chapter runs twice. Needs xelatex and latexmk (tools/install_tex.sh installs Debian's TeX
+## Live packages). Not part of `make test`.
+pdf: book
+	@command -v xelatex >/dev/null && command -v latexmk >/dev/null || \
+	  { echo "make pdf needs xelatex and latexmk: run tools/install_tex.sh"; exit 1; }
+	$(JB) build . --builder pdflatex -n --keep-going
+	@ls -l _build/latex/book.pdf
 
 clean:
 	rm -rf _build .pytest_cache .coverage

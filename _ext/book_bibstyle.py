@@ -9,16 +9,10 @@ reader finds an entry by scanning for what the text says:
 
 Registered as the pybtex formatting style ``book_authoryear`` when Sphinx loads this extension
 (``_config.yml``: ``sphinx.local_extensions`` and ``bibtex_default_style``).
-
-Key aliases: a few papers are known under two keys (the key ``references.bib`` has always used,
-and the one a later chapter was told to use).  ``KEY_ALIASES`` maps the second to the first in
-every ``{cite...}`` role before parsing, so each paper has one entry in the list whichever key
-a page cites.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
 from pybtex.plugin import register_plugin
@@ -28,29 +22,6 @@ from pybtex.style.labels import BaseLabelStyle
 from pybtex.style.sorting.author_year_title import SortingStyle
 
 STYLE_NAME = "book_authoryear"
-
-# alias -> the key in references.bib (same paper).
-KEY_ALIASES = {
-    "moniri2024theory": "moniri2023theory",
-    "dandi2023twolayer": "dandi2023two",
-    "hu2023universality": "hu2022universality",
-}
-_CITE_ROLE = re.compile(r"(\{(?:foot)?cite(?::[a-z]+)?\}`)([^`]*)(`)")
-
-
-def resolve_aliases(text: str) -> str:
-    """Replace aliased keys inside ``{cite}``/``{cite:t}``/... roles by their bib keys."""
-
-    def keys(match):
-        cited = [KEY_ALIASES.get(k.strip(), k.strip()) for k in match.group(2).split(",")]
-        return match.group(1) + ",".join(cited) + match.group(3)
-
-    return _CITE_ROLE.sub(keys, text)
-
-
-def _source_read(app, docname, source):
-    source[0] = resolve_aliases(source[0])
-
 
 def _last_name(person) -> str:
     """A person's last name as plain text (LaTeX accents and braces resolved)."""
@@ -97,5 +68,4 @@ class AuthorYearStyle(UnsrtStyle):
 
 def setup(app):
     register_plugin("pybtex.style.formatting", STYLE_NAME, AuthorYearStyle)
-    app.connect("source-read", _source_read)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -10,6 +10,9 @@ are O(1/sqrt d)), the allowance at d is that bound times sqrt(d_probe / d), time
 A point passes when |mean - theory| <= 3 se + allowance.
 
     python benchmarks/validate_large_step.py --d 1024 --seeds 2      # writes the table
+
+The grid is written twice: as Markdown (``large_step_validation.md``, to read) and as CSV
+(``large_step_validation.csv``, which chapter 5 reads with pandas).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 import helpers
 from helpers.theory import large_step_risk
@@ -78,7 +82,7 @@ def main():
 
     # phase 2: the grid at d; the table is rewritten after every setting, so a partial run
     # leaves a valid (partial) table
-    rows, n_pass, n_all = [], 0, 0
+    rows, records, n_pass, n_all = [], [], 0, 0
     for p1, p2, (s, t) in itertools.product(PSI1S, PSI2S, pairs):
         t0 = time.time()
         th = large_step_risk(s, t, psi1=p1, psi2=p2, lam=args.lam, eta_scale=np.array(ETAS))
@@ -92,9 +96,13 @@ def main():
             n_all += 1
             rows.append(f"| {s}/{t} | {p1:g} | {p2:g} | {e:g} | {a:.4f} | {b:.4f} ± {c:.4f} | "
                         f"{(b - a) / a:+.3f} | {allow:.4f} | {'yes' if ok else 'NO'} |")
+            records.append(dict(student=s, teacher=t, d=args.d, seeds=args.seeds, psi1=p1,
+                                psi2=p2, eta_scale=e, theory=a, risk=b, risk_se=c,
+                                allowance=allow, within=bool(ok)))
         print(rows[-3:], f"theory {t_theory * 1e3:.0f} ms/point",
               f"{time.time() - t_start:.0f}s", flush=True)
         write(args, pairs, probe_rows, bound, allow_rel, rows, n_pass, n_all, t_start)
+        pd.DataFrame(records).to_csv(OUT.with_suffix(".csv"), index=False)
 
 
 def write(args, pairs, probe_rows, bound, allow_rel, rows, n_pass, n_all, t_start):

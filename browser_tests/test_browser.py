@@ -263,6 +263,25 @@ _EQNO_OVERLAP = """
 """
 
 
+# Boxes that scroll sideways (wider content than the box) without the scroll cue that
+# assets/book.js adds (class book-scrolls: a visible scroll bar, faded where more is hidden).
+_SCROLL_UNCUED = """
+() => {
+  const bad = [];
+  for (const el of document.querySelectorAll("article *")) {
+    const ox = getComputedStyle(el).overflowX;
+    if (ox !== "auto" && ox !== "scroll") continue;
+    if (el.clientWidth === 0 || el.scrollWidth <= el.clientWidth + 1) continue;
+    if (!el.classList.contains("book-scrolls")) {
+      bad.push(el.tagName.toLowerCase() + "." + [...el.classList].join(".") + " "
+               + (el.textContent || "").trim().slice(0, 40));
+    }
+  }
+  return bad;
+}
+"""
+
+
 @dataclass
 class View:
     """What one page showed at one width in one theme."""
@@ -272,6 +291,7 @@ class View:
     images: list = field(default_factory=list)
     overflow: dict = field(default_factory=dict)
     eqno_overlaps: list = field(default_factory=list)
+    scroll_uncued: list = field(default_factory=list)
     theme: str = ""
     screenshot: Path | None = None
 
@@ -330,6 +350,7 @@ def views(browser) -> dict[tuple[str, int, str], View]:
                     else:
                         view.overflow = page.evaluate(_OVERFLOW)
                         view.eqno_overlaps = page.evaluate(_EQNO_OVERLAP)
+                        view.scroll_uncued = page.evaluate(_SCROLL_UNCUED)
                 shot = SCREENSHOTS / _screenshot_name(name, width, theme)
                 page.screenshot(path=str(shot), full_page=True)
                 view.screenshot = shot
@@ -538,6 +559,14 @@ def test_equation_numbers_do_not_cover_formulas_on_a_phone(views, page):
 
 
 @pytest.mark.parametrize("page", PAGES)
+def test_what_scrolls_on_a_phone_shows_that_it_scrolls(views, page):
+    """Nothing is cut without a visible way to reach it: every box wider than its column
+    carries the scroll cue (scroll bar, faded edge) of assets/book.js."""
+    bad = views[page, PHONE, "light"].scroll_uncued
+    assert not bad, f"{page}: boxes that scroll at {PHONE} px without a scroll cue: {bad[:5]}"
+
+
+@pytest.mark.parametrize("page", PAGES)
 def test_dark_theme_is_applied(views, page):
     assert views[page, DESKTOP, "dark"].theme == "dark"
     assert views[page, DESKTOP, "light"].theme == "light"
@@ -676,3 +705,45 @@ def test_result_boxes_say_whose_result_they_are(page):
     for box in soup.select("div.admonition.book-result"):
         title = box.select_one(".admonition-title").get_text(" ", strip=True)
         assert "(ours)" in title, f"{page}: book-result box not marked as ours: {title!r}"
+
+
+# --------------------------------------------------------------------------- numbering, results
+_CHAPTER_PAGES = [p for p in PAGES if p.startswith("chapters/")]
+
+
+@pytest.mark.parametrize("page", _CHAPTER_PAGES)
+def test_numbers_carry_the_chapter(page):
+    """Textbook numbering: in chapter 3 every figure, table, exercise and proof is 3.k and
+    every equation (3.k); in the appendix A.k."""
+    soup = _source(page)
+    number = soup.select_one("article h1 .section-number")
+    assert number is not None, f"{page}: the chapter title carries no number"
+    prefix = number.get_text(strip=True).rstrip(".") + "."
+    captions = [c.get_text(" ", strip=True) for c in soup.select("article .caption-number")]
+    equations = [e.get_text(strip=True) for e in soup.select("article .eqno")]
+    bad = [c for c in captions if not re.search(rf"\s{re.escape(prefix)}\d", " " + c)]
+    bad += [e for e in equations if not e.strip("()").startswith(prefix)]
+    assert not bad, f"{page}: numbers without the chapter prefix {prefix!r}: {bad[:5]}"
+
+
+def test_no_index_pages_of_raw_labels():
+    """The general and proof indexes are not built (the book has no index entries); the
+    results page is the index of results."""
+    for name in ("genindex.html", "prf-prf.html"):
+        assert not (SITE / name).exists(), f"{name} is built"
+
+
+def test_the_results_page_links_every_result():
+    """Every result box of every chapter (the paper's, later papers', ours) is listed on
+    the results page, by a link to its label."""
+    listed = {a["href"].split("#", 1)[1] for a in _source("results.html").select("article a[href]")
+              if "#" in a["href"]}
+    missing = []
+    for page in _CHAPTER_PAGES:
+        for box in _source(page).select("div.admonition.paper-result, div.admonition.book-result"):
+            before = box.find_previous_sibling()
+            ids = {box.get("id"), before.get("id") if before is not None else None} - {None}
+            if not ids & listed:
+                title = box.select_one(".admonition-title").get_text(" ", strip=True)
+                missing.append((page, title[:60], sorted(ids)))
+    assert not missing, f"result boxes not on the results page: {missing}"

@@ -69,7 +69,7 @@ def test_softplus_mu1_is_one_half():
 
 @pytest.mark.parametrize("name", ACTIVATION_NAMES)
 def test_centring_removes_the_mean(name):
-    act = get_activation(name, center=True)
+    act = get_activation(name, centred=True)
     assert act.mu0 == 0.0
     assert gaussian_expectation(act, act.kinks) == pytest.approx(0.0, abs=1e-10)
     raw = get_activation(name)
@@ -78,8 +78,8 @@ def test_centring_removes_the_mean(name):
 
 def test_centring_an_activation_object_is_idempotent():
     relu = get_activation("relu")
-    c1 = get_activation(relu, center=True)
-    c2 = get_activation(c1, center=True)
+    c1 = get_activation(relu, centred=True)
+    c2 = get_activation(c1, centred=True)
     assert c2 is c1
     assert c1(np.array([0.0]))[0] == pytest.approx(-relu.mu0)
     assert get_activation(relu) is relu
@@ -132,9 +132,9 @@ def test_infinite_moments_raise():
 
 
 @pytest.mark.parametrize("name", ["tanh", "erf", "relu"])
-@pytest.mark.parametrize("center", [False, True])
-def test_value_and_derivative_match_separate_calls(name, center):
-    act = get_activation(name, center=center)
+@pytest.mark.parametrize("centred", [False, True])
+def test_value_and_derivative_match_separate_calls(name, centred):
+    act = get_activation(name, centred=centred)
     z = np.linspace(-3, 3, 11)
     v, dv = act.value_and_derivative(z)
     np.testing.assert_array_equal(v, act(z))

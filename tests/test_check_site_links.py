@@ -1,16 +1,11 @@
 """tools/check_site_links.py finds links that only work on the building machine."""
 
-import importlib.util
 import sys
-from pathlib import Path
 
 import pytest
+from _tools import ROOT, load_tool
 
-ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("check_site_links",
-                                               ROOT / "tools/check_site_links.py")
-check_site_links = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(check_site_links)
+check_site_links = load_tool("check_site_links")
 sys.path.insert(0, str(ROOT / "_ext"))
 import book_links  # noqa: E402
 

@@ -1,27 +1,12 @@
 """tools/export_chapter.py: solutions are removed, exercises and other cells are kept."""
 
-import importlib.util
-from pathlib import Path
-
 import jupytext
 import pytest
+from _tools import FRONT_MATTER, load_tool
 
-ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("export_chapter", ROOT / "tools/export_chapter.py")
-export_chapter = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(export_chapter)
+export_chapter = load_tool("export_chapter")
 
-CHAPTER = """\
----
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
+CHAPTER = FRONT_MATTER + """
 
 # A chapter
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from helpers import get_activation, ridge_path, simulate_one_step
-from helpers.kernels import KERNEL_NAMES, kernel_matrix
+from helpers.kernels import KERNEL_NAMES, kernel_matrix, quadratic_features
 from helpers.ridge import kernel_ridge_path
 from helpers.simulate import same_data_risks
 
@@ -125,3 +125,12 @@ def test_generator_seed_gives_the_same_draws_as_simulate_one_step():
     sim = simulate_one_step("tanh", "relu", lam=1e-2, eta=1.0,
                             seed=np.random.default_rng(5), **kw)
     assert rows[0]["risk"] == pytest.approx(sim.risk, rel=1e-9)
+
+
+def test_quadratic_kernel_is_the_gram_matrix_of_its_features(rng):
+    X1, X2 = rng.standard_normal((7, 5)), rng.standard_normal((4, 5))
+    F1, F2 = quadratic_features(X1), quadratic_features(X2)
+    assert F1.shape == (7, 5 + 15)
+    t = X1 @ X2.T / 5
+    np.testing.assert_allclose(kernel_matrix("quadratic", X1, X2), t + t**2, atol=1e-12)
+    np.testing.assert_allclose(F1 @ F2.T, t + t**2, atol=1e-12)

@@ -5,20 +5,19 @@ import math
 import numpy as np
 import pytest
 
-from helpers import first_step_gradient, get_activation
+from helpers import features, first_step_gradient, get_activation, init_student, ridge_path
+from helpers.data import sample_data
 from helpers.first_step import empirical_loss
 from helpers.multi_index import (
     direction_overlaps,
     gradient_steps,
     hermite_alignment,
-    multi_index_data,
-    readout_risk,
     remove_linear_part,
     sample_directions,
-    second_layer,
     single_index,
     subspace_overlap,
 )
+from helpers.risk import prediction_risk
 
 
 def _staircase(Z):
@@ -34,7 +33,7 @@ def test_directions_are_orthonormal():
 def test_labels_are_the_link_of_the_projections():
     rng = np.random.default_rng(1)
     B = sample_directions(10, 2, rng=rng)
-    X, y = multi_index_data(50, B, _staircase, rng=rng)
+    X, y = sample_data(50, B, _staircase, rng=rng)
     Z = X @ B
     np.testing.assert_allclose(y, Z[:, 0] + Z[:, 0] * Z[:, 1])
 
@@ -46,9 +45,8 @@ def test_gradient_of_a_two_index_teacher_matches_finite_differences(student):
     rng = np.random.default_rng(2)
     d, N, n = 6, 4, 30
     B = sample_directions(d, 2, rng=rng)
-    X, y = multi_index_data(n, B, _staircase, noise=0.1, rng=rng)
-    W = rng.standard_normal((d, N)) / math.sqrt(d)
-    a = second_layer(N, rng=rng)
+    X, y = sample_data(n, B, _staircase, noise=0.1, rng=rng)
+    W, a = init_student(d, N, rng=rng)
     G = first_step_gradient(X, y, W, a, student)  # the NEGATIVE gradient
     eps, num = 1e-6, np.empty_like(W)
     for i in range(d):
@@ -65,11 +63,10 @@ def test_one_step_of_a_linear_student_by_hand():
     rng = np.random.default_rng(3)
     d, N, n, eta = 5, 3, 40, 0.7
     B = sample_directions(d, 2, rng=rng)
-    W0 = rng.standard_normal((d, N)) / math.sqrt(d)
-    a = second_layer(N, "rademacher", rng=rng)
+    W0, a = init_student(d, N, rng=rng, second_layer="rademacher")
     steps = gradient_steps(W0, a, "linear", B, _staircase, n=n, steps=1, eta=eta,
                            rng=np.random.default_rng(9))
-    X, y = multi_index_data(n, B, _staircase, rng=np.random.default_rng(9))
+    X, y = sample_data(n, B, _staircase, rng=np.random.default_rng(9))
     r = y - X @ W0 @ a / math.sqrt(N)
     W1 = W0 + eta * math.sqrt(N) * np.outer(X.T @ r, a) / (n * math.sqrt(N))
     np.testing.assert_allclose(steps[1], W1, atol=1e-12)
@@ -80,7 +77,7 @@ def test_zero_step_size_changes_nothing_and_normalisation_gives_unit_neurons():
     rng = np.random.default_rng(4)
     B = sample_directions(8, 2, rng=rng)
     W0 = rng.standard_normal((8, 5))
-    a = second_layer(5, rng=rng)
+    a = init_student(8, 5, rng=rng)[1]
     Ws = gradient_steps(W0, a, "relu", B, _staircase, n=20, steps=3, eta=0.0, rng=rng)
     assert len(Ws) == 4 and all(np.array_equal(W, W0) for W in Ws)
     Ws = gradient_steps(W0, a, "relu", B, _staircase, n=20, steps=2, eta=3.0,
@@ -88,9 +85,20 @@ def test_zero_step_size_changes_nothing_and_normalisation_gives_unit_neurons():
     np.testing.assert_allclose(np.linalg.norm(Ws[-1], axis=0), 1.0)
 
 
-def test_rademacher_second_layer_has_equal_magnitudes():
-    a = second_layer(64, "rademacher", rng=np.random.default_rng(5))
-    np.testing.assert_allclose(np.abs(a), 1 / 8)
+def test_several_steps_are_the_core_step_on_fresh_batches():
+    # Two steps by hand with the core helpers (sample_data, first_step_gradient and the
+    # step W + eta sqrt(N) G) on the same stream give the same W_1 and W_2.
+    rng = np.random.default_rng(5)
+    d, N, n, eta = 6, 4, 25, 1.3
+    B = sample_directions(d, 2, rng=rng)
+    W0, a = init_student(d, N, rng=rng, second_layer="rademacher")
+    Ws = gradient_steps(W0, a, "tanh", B, _staircase, n=n, steps=2, eta=eta, noise=0.2,
+                        rng=np.random.default_rng(11))
+    r, W = np.random.default_rng(11), W0
+    for t in (1, 2):
+        X, y = sample_data(n, B, _staircase, noise=0.2, rng=r)
+        W = W + eta * math.sqrt(N) * first_step_gradient(X, y, W, a, "tanh")
+        np.testing.assert_allclose(Ws[t], W, atol=1e-12)
 
 
 def test_overlaps_known_answers():
@@ -125,6 +133,8 @@ def test_remove_linear_part_known_answer():
 
 
 def test_readout_of_a_linear_teacher_on_its_own_directions_is_exact():
+    # The core readout (ridge_path on fresh data, prediction_risk with a (d, k) teacher)
+    # on the k-index path: features sigma(B^T x) = B^T x fit g exactly.
     rng = np.random.default_rng(8)
     d = 10
     B = sample_directions(d, 2, rng=rng)
@@ -132,11 +142,16 @@ def test_readout_of_a_linear_teacher_on_its_own_directions_is_exact():
     def g(Z):
         return 2 * Z[:, 0] - Z[:, 1]
 
-    risk, se = readout_risk(B, "linear", B, g, n=200, lam=[1e-10], n_test=500, rng=rng)
+    X, y = sample_data(200, B, g, rng=rng)
+    coef = ridge_path(features(X, B, "linear"), y, [1e-10])
+    risk, se = prediction_risk(B, coef, "linear", g, B, n_test=500, rng=rng)
     assert risk[0] < 1e-12 and se[0] < 1e-12
     # Removing the linear part first leaves nothing to fit: the prediction is the fit.
-    risk, _ = readout_risk(B, "relu", B, g, n=20_000, lam=1e-3, n_test=2000, rng=rng,
-                           linear_removed=True)
+    X, y = sample_data(20_000, B, g, rng=rng)
+    rest, mean, b = remove_linear_part(X, y)
+    coef = ridge_path(features(X, B, "relu"), rest, [1e-3])
+    risk, _ = prediction_risk(B, coef, "relu", g, B, n_test=2000, rng=rng,
+                              linear_part=(mean, b))
     assert risk[0] < 0.01  # error of the empirical linear fit ~ d/n = 5e-4
 
 
@@ -157,11 +172,11 @@ def test_errors_name_the_parameter():
     with pytest.raises(ValueError, match="k must be at most d"):
         sample_directions(3, 4, rng=rng)
     with pytest.raises(ValueError, match="g must be a callable"):
-        multi_index_data(5, B, 3.0, rng=rng)
-    with pytest.raises(ValueError, match="g must map"):
-        multi_index_data(5, B, lambda Z: Z, rng=rng)
-    with pytest.raises(ValueError, match="kind must be one of"):
-        second_layer(4, "uniform", rng=rng)
+        gradient_steps(np.ones((4, 2)), np.ones(2), "relu", B, 3.0, n=5, steps=1, eta=1.0,
+                       rng=rng)
+    with pytest.raises(ValueError, match="teacher must map"):
+        gradient_steps(np.ones((4, 2)), np.ones(2), "relu", B, lambda Z: Z, n=5, steps=1,
+                       eta=1.0, rng=rng)
     with pytest.raises(ValueError, match="steps must be"):
         gradient_steps(np.ones((4, 2)), np.ones(2), "relu", B, _staircase, n=5, steps=0,
                        eta=1.0, rng=rng)
@@ -175,7 +190,8 @@ def test_errors_name_the_parameter():
     with pytest.raises(ValueError, match="B has shape"):
         subspace_overlap(np.ones((5, 2)), B)
     with pytest.raises(ValueError, match="rng must be"):
-        second_layer(3, rng=0)
+        gradient_steps(np.ones((4, 2)), np.ones(2), "relu", B, _staircase, n=5, steps=1,
+                       eta=1.0, rng=0)
     assert get_activation("relu").mu1 == pytest.approx(0.5)
 
 

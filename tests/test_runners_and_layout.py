@@ -96,3 +96,44 @@ def test_package_attributes_load_lazily_and_unknown_names_fail():
     assert "simulate_one_step" in dir(helpers)
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         helpers.nothing  # noqa: B018
+
+
+def test_pages_import_helpers_one_way():
+    """Every page imports from the package's top level (``import helpers``, ``from helpers
+    import module, name``), never ``from helpers.module import name``; each name exists."""
+    import re
+    from pathlib import Path
+
+    import helpers
+
+    root = Path(__file__).resolve().parents[1]
+    pages = sorted((root / "chapters").glob("*.md")) + [root / "intro.md"]
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        deep = re.findall(r"^\s*(?:from|import) helpers\.\w+.*$", text, flags=re.M)
+        assert not deep, f"{page.name}: import from the top level of helpers: {deep}"
+        for names in re.findall(r"^\s*from helpers import ([^\n(]+)$", text, flags=re.M):
+            for name in names.split(","):
+                name = name.split(" as ")[0].strip()
+                assert name in helpers.__all__, f"{page.name}: helpers has no {name!r}"
+
+
+def test_the_readme_map_of_the_code_matches_the_package():
+    """Every module of src/helpers has its line in the README's map, and every line names a
+    module that exists."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "README.md").read_text(encoding="utf-8")
+    block = text.split("## Map of the code", 1)[1].split("```", 2)[1]
+    helpers_dir = root / "src" / "helpers"
+    theory = {f"theory/{p.name}" for p in (helpers_dir / "theory").glob("*.py")
+              if p.name != "__init__.py"}
+    top = {p.name for p in helpers_dir.glob("*.py") if p.name != "__init__.py"}
+    indented = set(re.findall(r"^  (\w+\.py)\b", block, flags=re.M))
+    flat = set(re.findall(r"^(\w+\.py)\b", block, flags=re.M))
+    assert flat == top, f"README map vs src/helpers: missing {top - flat}, extra {flat - top}"
+    indented = {f"theory/{n}" for n in indented}
+    assert indented == theory, \
+        f"README map vs theory/: missing {theory - indented}, extra {indented - theory}"

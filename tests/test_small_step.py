@@ -207,6 +207,10 @@ def test_warns_for_large_steps_and_non_odd_students():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         small_step_risk(**PAIR, eta=8.0, **kw)
+        # on purpose beyond the regime: no warning, the same number
+        quiet = small_step_risk(**PAIR, eta=50.0, width=256, check_regime=False, **kw)
+    with pytest.warns(SmallStepWarning):
+        assert small_step_risk(**PAIR, eta=50.0, width=256, **kw) == quiet
 
 
 def test_solver_failures_raise():
@@ -228,10 +232,10 @@ def test_ge_prediction_risk_is_the_population_formula():
     B = rng.standard_normal((N, 2)) * 0.2
     X = rng.standard_normal((200_000, d))
     from helpers import get_activation
-    err = ge_features(X, W, "erf", rng=rng) @ B - get_activation("tanh", center=True)(
+    err = ge_features(X, W, "erf", rng=rng) @ B - get_activation("tanh", centred=True)(
         X @ beta)[:, None]
     mc, se = np.mean(err**2, 0), np.std(err**2, 0) / np.sqrt(len(X))
-    exact = ge_prediction_risk(B, W, "erf", "tanh", beta)
+    exact = ge_prediction_risk(W, B, "erf", "tanh", beta)
     assert np.all(np.abs(mc - exact) <= 5 * se)
 
 
@@ -245,8 +249,8 @@ def test_deterministic_equivalent_matches_ridge_on_ge_features():
     for rng in np.random.default_rng(5).spawn(6):
         from helpers import ridge_path, sample_data
         X, y = sample_data(300, st.beta, "tanh", noise=0.1, rng=rng)
-        fits.append(ge_prediction_risk(ridge_path(ge_features(X, st.W1, "erf", rng=rng),
-                                                     y, lam), st.W1, "erf", "tanh", st.beta))
+        B = ridge_path(ge_features(X, st.W1, "erf", rng=rng), y, lam)
+        fits.append(ge_prediction_risk(st.W1, B, "erf", "tanh", st.beta))
     fits = np.array(fits)
     se = fits.std(0, ddof=1) / np.sqrt(len(fits))
     assert np.all(np.abs(fits.mean(0) - de) <= 5 * se + 0.03 * de)

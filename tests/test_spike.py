@@ -20,7 +20,7 @@ def test_alignment_closed_form_for_linear_teacher():
 
 
 def test_alignment_uses_all_hermite_coefficients_of_the_teacher():
-    t = get_activation("relu", center=True)
+    t = get_activation("relu", centred=True)
     psi1, noise = 1.7, 0.3
     ey2 = t.mu0**2 + t.mu1**2 + t.mu2**2 + noise**2
     expected = t.mu1**2 / (t.mu1**2 + ey2 / psi1)

@@ -1,32 +1,17 @@
 """tools/student_edition.py: no solution left, exercises and self-checks kept, and a cell
 that needs a removed solution marked as the student's (skipped by nbval and myst-nb)."""
 
-import importlib.util
 import re
-from pathlib import Path
 
 import jupytext
 import nbformat
 import pytest
 import yaml
+from _tools import FRONT_MATTER, ROOT, load_tool
 
-ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("student_edition",
-                                               ROOT / "tools/student_edition.py")
-student_edition = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(student_edition)
+student_edition = load_tool("student_edition")
 
-CHAPTER = """\
----
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
+CHAPTER = FRONT_MATTER + """
 
 # A chapter
 

@@ -8,8 +8,8 @@ from helpers import config, tables
 
 
 def test_format_with_se_keeps_two_significant_digits_of_the_error():
-    assert tables.format_with_se(0.123456, 0.00123) == "0.1235\u00a0±\u00a00.0012"
-    assert tables.format_with_se(12.3456, 0.5) == "12.35\u00a0±\u00a00.50"
+    assert tables.format_with_se(0.123456, 0.00123) == "0.1235 ±\u00a00.0012"
+    assert tables.format_with_se(12.3456, 0.5) == "12.35 ±\u00a00.50"
 
 
 def test_format_with_se_rejects_bad_error():
@@ -22,8 +22,8 @@ def test_markdown_table_has_maths_headers_and_no_index():
     text = tables.markdown_table(df, {"psi1": "$\\psi_1$", "risk": "$R$"}, se={"risk": "se"})
     lines = text.splitlines()
     assert lines[0] == "| $\\psi_1$ | $R$ |"
-    assert lines[2] == "| 1 | 0.500\u00a0±\u00a00.010 |"
-    assert lines[3] == "| 2 | 0.2500\u00a0±\u00a00.0020 |"
+    assert lines[2] == "| 1 | 0.500 ±\u00a00.010 |"
+    assert lines[3] == "| 2 | 0.2500 ±\u00a00.0020 |"
 
 
 def test_markdown_table_names_missing_columns():

@@ -7,10 +7,12 @@ The modules follow the data path, one concept each::
 
 :mod:`~helpers.simulate` holds every seeded runner built on that path,
 :mod:`~helpers.experiments` sweeps a runner over a grid and seeds (through joblib),
-:mod:`~helpers.spectra` measures matrices, and :mod:`~helpers.theory` computes the limits
+:mod:`~helpers.spectra` measures matrices, :mod:`~helpers.quadrature` holds the Gaussian
+integrals, and :mod:`~helpers.theory` computes the limits
 beside them (it imports no simulation module).  :mod:`~helpers.config`,
 :mod:`~helpers.plotting`, :mod:`~helpers.tables` and :mod:`~helpers.training` serve the
-chapters; :mod:`~helpers.multi_index` carries chapter 6 (k-index teachers, several steps).
+chapters; :mod:`~helpers.multi_index` carries chapter 6 (k-index teachers, several steps) and
+:mod:`~helpers.two_steps` chapter 7 (fresh or reused batches).
 Submodules load on first use, so ``import helpers.theory`` loads theory only.
 """
 
@@ -20,8 +22,8 @@ import importlib
 
 _SUBMODULES = (
     "activations", "config", "data", "experiments", "feature_maps", "first_step", "kernels",
-    "multi_index", "plotting", "ridge", "risk", "simulate", "spectra", "tables", "theory",
-    "training",
+    "multi_index", "plotting", "quadrature", "ridge", "risk", "simulate", "spectra", "tables",
+    "theory", "training", "two_steps",
 )
 
 # public name -> the module that defines it

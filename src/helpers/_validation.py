@@ -68,9 +68,12 @@ def check_choice(name: str, value, allowed):
 def check_array(name: str, value, *, positive: bool) -> np.ndarray:
     """``value`` as a float array (a number or 1-d), every entry finite and > 0 (``positive``)
     or >= 0."""
-    arr = np.asarray(value, dtype=float)
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        arr = np.array([np.nan])   # not a number: reported below
     bad = ~np.isfinite(arr) | ((arr <= 0) if positive else (arr < 0))
-    if arr.ndim > 1 or np.any(bad):
+    if arr.ndim > 1 or arr.size == 0 or np.any(bad):
         what = "> 0" if positive else ">= 0"
         raise ValueError(f"{name} must be a finite number {what} or a 1-d array of them; got "
                          f"{value!r}")

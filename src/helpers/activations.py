@@ -183,7 +183,7 @@ def _moments(fn, kinks, closed):
     return m0, m1, m2
 
 
-def get_activation(spec, *, center: bool = False, derivative: Callable | None = None,
+def get_activation(spec, *, centred: bool = False, derivative: Callable | None = None,
                    kinks=()) -> Activation:
     """Build an :class:`Activation` from a name, a callable or an existing activation.
 
@@ -192,7 +192,7 @@ def get_activation(spec, *, center: bool = False, derivative: Callable | None = 
     spec : str, callable or Activation
         One of ``ACTIVATION_NAMES`` (``"tanh"``, ``"erf"``, ``"relu"``, ``"softplus"``,
         ``"linear"``, ``"abs"``, ``"quadratic"``) or a vectorised function of one variable.
-    center : bool, default False
+    centred : bool, default False
         Subtract :math:`\\mu_0` so that the result has mean zero under N(0, 1).  Teachers are
         always centred (see :func:`as_teacher`).
     derivative : callable, optional
@@ -206,7 +206,7 @@ def get_activation(spec, *, center: bool = False, derivative: Callable | None = 
         If ``spec`` is an unknown name or neither a name nor a callable.
     """
     if isinstance(spec, Activation):
-        if center and not spec.centred and spec.mu0 != 0.0:
+        if centred and not spec.centred and spec.mu0 != 0.0:
             return Activation(spec.name, spec.fn, spec.dfn, spec.shift + spec.mu0, spec.kinks,
                               0.0, spec.mu1, spec.mu2, True)
         return spec
@@ -217,12 +217,12 @@ def get_activation(spec, *, center: bool = False, derivative: Callable | None = 
                 f"activation must be one of {', '.join(ACTIVATION_NAMES)} or a callable; "
                 f"got {spec!r}"
             )
-        return _named_activation(key, bool(center))
+        return _named_activation(key, bool(centred))
     if callable(spec):
         fn = spec
         dfn = derivative if derivative is not None else _numerical_derivative(spec)
         kinks, closed = tuple(float(k) for k in kinks), None
-        return _build(getattr(spec, "__name__", "custom"), fn, dfn, kinks, closed, center)
+        return _build(getattr(spec, "__name__", "custom"), fn, dfn, kinks, closed, centred)
     raise ValueError(
         f"activation must be a name ({', '.join(ACTIVATION_NAMES)}) or a callable; "
         f"got an object of type {type(spec).__name__}"
@@ -230,24 +230,24 @@ def get_activation(spec, *, center: bool = False, derivative: Callable | None = 
 
 
 @functools.cache
-def _named_activation(key: str, center: bool) -> Activation:
+def _named_activation(key: str, centred: bool) -> Activation:
     """A registered activation, built once per process (its moments need quadrature)."""
     fn, dfn, kinks, closed = _REGISTRY[key]
-    return _build(key, fn, dfn, kinks, closed, center)
+    return _build(key, fn, dfn, kinks, closed, centred)
 
 
-def _build(name, fn, dfn, kinks, closed, center) -> Activation:
+def _build(name, fn, dfn, kinks, closed, centred) -> Activation:
     m0, m1, second = _moments(fn, kinks, closed)
     mu2_sq = max(second - m0**2 - m1**2, 0.0)
     if not all(np.isfinite([m0, m1, second])):
         raise ValueError(f"activation {name!r} has no finite Gaussian moments")
-    shift = m0 if center else 0.0
+    shift = m0 if centred else 0.0
     return Activation(name=name, fn=fn, dfn=dfn, shift=shift, kinks=kinks,
-                      mu0=0.0 if center else m0, mu1=m1, mu2=math.sqrt(mu2_sq),
-                      centred=bool(center and m0 != 0.0))
+                      mu0=0.0 if centred else m0, mu1=m1, mu2=math.sqrt(mu2_sq),
+                      centred=bool(centred and m0 != 0.0))
 
 
-def hermite_coefficients(spec, *, center: bool = False) -> tuple[float, float, float]:
+def hermite_coefficients(spec, *, centred: bool = False) -> tuple[float, float, float]:
     r"""Return :math:`(\mu_0, \mu_1, \mu_2)` of an activation (see the module docstring).
 
     Examples
@@ -256,18 +256,26 @@ def hermite_coefficients(spec, *, center: bool = False) -> tuple[float, float, f
     >>> round(mu1, 12)
     0.5
     """
-    act = get_activation(spec, center=center)
+    act = get_activation(spec, centred=centred)
     return act.mu0, act.mu1, act.mu2
 
 
 def as_student(spec) -> Activation:
-    """The student activation for a name or callable (not centred)."""
-    return get_activation(spec)
+    """The student activation for a name or callable (not centred); a bad ``spec`` raises a
+    ``ValueError`` that names the parameter ``student``."""
+    try:
+        return get_activation(spec)
+    except ValueError as err:
+        raise ValueError(f"student: {err}") from None
 
 
 def as_teacher(spec) -> Activation:
-    r"""The teacher link for a name or callable, centred so that :math:`\mu_0^* = 0`."""
-    return get_activation(spec, center=True)
+    r"""The teacher link for a name or callable, centred so that :math:`\mu_0^* = 0`; a bad
+    ``spec`` raises a ``ValueError`` that names the parameter ``teacher``."""
+    try:
+        return get_activation(spec, centred=True)
+    except ValueError as err:
+        raise ValueError(f"teacher: {err}") from None
 
 
 def is_odd(spec) -> bool:

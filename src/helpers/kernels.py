@@ -15,7 +15,12 @@ Kernels (:func:`kernel_matrix`), for inputs :math:`x, x'` in :math:`\mathbb R^d`
   Gram matrix of the features :math:`(Nd)^{-1/2}\mathrm{Vec}(\sigma'(W_0^\top x)x^\top)`;
 * ``"rbf"``: :math:`\exp(-\|x - x'\|^2/(2d\,h^2))` (Euclidean-distance kernel, bandwidth h);
 * ``"arccos"``: the degree-1 arc-cosine kernel :math:`\frac{\|x\|\|x'\|}{2\pi d}
-  (\sin\theta + (\pi - \theta)\cos\theta)`, the infinite-width CK of a ReLU network.
+  (\sin\theta + (\pi - \theta)\cos\theta)`, the infinite-width CK of a ReLU network;
+* ``"quadratic"``: the inner-product kernel :math:`t + t^2` of :math:`t = \langle x,
+  x'\rangle/d`, a polynomial of degree 2 (with :math:`n \asymp d^2` samples such a kernel
+  learns the degree-2 part of a target, Ghorbani et al., 2021); its explicit features are
+  :func:`quadratic_features`, so for :math:`d(d+3)/2 < n` ridge on them is cheaper than the
+  :math:`n\times n` kernel.
 
 Penalty convention (as in :mod:`helpers.ridge`): for :math:`K = FF^\top` the kernel
 estimator :math:`\hat f(x) = k(x)^\top\alpha`, :math:`\alpha = (K/n + \lambda I)^{-1}y/n`,
@@ -31,9 +36,9 @@ import numpy as np
 from ._validation import check_matrix, check_positive
 from .activations import as_student
 
-__all__ = ["KERNEL_NAMES", "kernel_matrix"]
+__all__ = ["KERNEL_NAMES", "kernel_matrix", "quadratic_features"]
 
-KERNEL_NAMES = ("ck", "ntk", "rbf", "arccos")
+KERNEL_NAMES = ("ck", "ntk", "rbf", "arccos", "quadratic")
 
 
 def kernel_matrix(kind: str, X1, X2=None, *, W0=None, student=None,
@@ -42,7 +47,7 @@ def kernel_matrix(kind: str, X1, X2=None, *, W0=None, student=None,
 
     Parameters
     ----------
-    kind : {"ck", "ntk", "rbf", "arccos"}
+    kind : {"ck", "ntk", "rbf", "arccos", "quadratic"}
         See the module docstring.
     X1 : ndarray of shape (n1, d)
     X2 : ndarray of shape (n2, d), optional
@@ -74,6 +79,8 @@ def kernel_matrix(kind: str, X1, X2=None, *, W0=None, student=None,
             return act(P1) @ act(P2).T / N
         return (X1 @ X2.T / d) * (act.derivative(P1) @ act.derivative(P2).T / N)
     inner = X1 @ X2.T / d
+    if kind == "quadratic":
+        return inner + inner * inner
     n1 = np.einsum("ij,ij->i", X1, X1) / d
     n2 = np.einsum("ij,ij->i", X2, X2) / d
     if kind == "rbf":
@@ -84,3 +91,24 @@ def kernel_matrix(kind: str, X1, X2=None, *, W0=None, student=None,
     cos = np.clip(inner / np.maximum(norms, 1e-300), -1.0, 1.0)
     theta = np.arccos(cos)
     return norms * (np.sin(theta) + (math.pi - theta) * cos) / (2.0 * math.pi)
+
+
+def quadratic_features(X) -> np.ndarray:
+    r"""Explicit features of the ``"quadratic"`` kernel: :math:`\varphi(x)^\top\varphi(x') =
+    t + t^2` with :math:`t = \langle x, x'\rangle/d`.
+
+    :math:`\varphi(x) = \big(x/\sqrt d,\; (x_i^2/d)_{i},\; (\sqrt2\,x_ix_j/d)_{i<j}\big)`,
+    since :math:`t^2 = d^{-2}\big(\sum_i x_i^2x_i'^2 + 2\sum_{i<j}x_ix_jx_i'x_j'\big)`.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+
+    Returns
+    -------
+    ndarray of shape (n, d + d(d+1)/2)
+    """
+    X = check_matrix("X", X, 2)
+    d = X.shape[1]
+    i, j = np.triu_indices(d, k=1)
+    return np.hstack([X / math.sqrt(d), X * X / d, X[:, i] * X[:, j] * (math.sqrt(2.0) / d)])

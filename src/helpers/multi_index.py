@@ -1,4 +1,4 @@
-r"""Multi-index teachers and several gradient steps on fresh batches (chapter 6).
+r"""What is new in chapter 6: multi-index directions, several steps, overlaps, Hermite alignment.
 
 A *k-index* teacher depends on the input only through :math:`k` directions,
 
@@ -7,53 +7,46 @@ A *k-index* teacher depends on the input only through :math:`k` directions,
     f_*(x) = g(B^\top x), \qquad B \in \mathbb{R}^{d\times k},\; B^\top B = I_k,
 
 with :math:`g: \mathbb{R}^k \to \mathbb{R}` (the single-index teacher of Ba et al. (2022) is
-:math:`k = 1`).  The student, its initialisation and the negative gradient :math:`G` of
-eq. (2.1) are those of :mod:`helpers.first_step`; only the labels change.  Several steps take
-:math:`W_{t+1} = W_t + \eta\sqrt N\,G(W_t)` with a fresh batch of ``n`` samples per step
-(as in Dandi et al., 2023), optionally renormalising every neuron to unit norm.
+:math:`k = 1`).  The data path is the core one: :func:`helpers.data.sample_data` draws the
+inputs and labels of a k-index teacher when given ``B`` of shape (d, k) and the callable
+``g``, :func:`helpers.data.init_student` the student, :func:`helpers.first_step.one_step`
+the step and :func:`helpers.risk.prediction_risk` the risk (with ``linear_part=(m, v)`` after
+:func:`remove_linear_part`).  This module adds only what chapter 6 needs beyond that path.
+Several steps take :math:`W_{t+1} = W_t + \eta\sqrt N\,G(W_t)` with a fresh batch of ``n``
+samples per step (as in Dandi et al., 2023), optionally renormalising every neuron.
 
 Functions
 ---------
 sample_directions     orthonormal teacher directions B (d x k)
 single_index          the link of a single-index teacher, g(Z) = link(Z[:, 0])
-multi_index_data      inputs and labels y = g(XB) + noise
-second_layer          a fixed second layer, Gaussian or +-1/sqrt(N)
 remove_linear_part    labels minus their empirical mean and linear fit
 gradient_steps        several steps on fresh batches; returns W_0, ..., W_T
 direction_overlaps    RMS cosine between the neurons and each teacher direction
 subspace_overlap      mean fraction of each neuron inside span(B)
-readout_risk          ridge on sigma(X W) with fresh data, prediction risk on fresh points
 hermite_alignment     share of He_j(<beta, x>) inside the span of given vectors
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 import numpy as np
 from numpy.polynomial import hermite_e
 
-from ._validation import check_choice, check_lambdas, check_nonnegative, check_positive, check_rng
 from ._validation import check_matrix as _check_matrix
+from ._validation import check_nonnegative, check_positive, check_rng
 from .activations import as_student
-from .data import SECOND_LAYERS, gaussian_inputs_and_labels
-from .feature_maps import features
-from .first_step import first_step_gradient
-from .ridge import ridge_path
+from .data import sample_data
+from .first_step import first_step_gradient, one_step
 
 __all__ = [
     "sample_directions",
-    "multi_index_data",
-    "second_layer",
+    "single_index",
     "remove_linear_part",
     "gradient_steps",
     "direction_overlaps",
     "subspace_overlap",
-    "readout_risk",
     "hermite_alignment",
-    "single_index",
-    "SECOND_LAYERS",
 ]
 
 
@@ -79,13 +72,6 @@ def _check_link(g) -> Callable:
     return g
 
 
-def _labels(X, B, g):
-    y = np.asarray(g(X @ B), dtype=float)
-    if y.shape != (X.shape[0],):
-        raise ValueError(f"g must map an (n, k) array to shape (n,); got shape {y.shape}")
-    return y
-
-
 def single_index(link) -> Callable:
     r"""The link ``g(Z) = link(Z[:, 0])`` of a single-index teacher :math:`\sigma_*(\langle
     \theta_1, x\rangle)`, for a scalar ``link`` (which the theory helpers also accept)."""
@@ -96,43 +82,6 @@ def single_index(link) -> Callable:
 
     g.__name__ = f"single_index({getattr(link, '__name__', 'link')})"
     return g
-
-
-def multi_index_data(n: int, B, g, *, noise: float = 0.0, rng: np.random.Generator):
-    r"""``n`` inputs :math:`x\sim N(0, I_d)` and labels :math:`y = g(B^\top x) + \varepsilon`.
-
-    Parameters
-    ----------
-    n : int
-    B : ndarray of shape (d, k)
-    g : callable
-        Maps ``Z`` of shape (n, k) (the projections ``X @ B``) to shape (n,).
-    noise : float
-        Standard deviation of the Gaussian label noise.
-    rng : numpy.random.Generator
-
-    Returns
-    -------
-    X : ndarray of shape (n, d)
-    y : ndarray of shape (n,)
-    """
-    check_positive("n", n, integer=True)
-    check_nonnegative("noise", noise)
-    B = _check_matrix("B", B, 2)
-    g = _check_link(g)
-    return gaussian_inputs_and_labels(n, B.shape[0], lambda X: _labels(X, B, g), noise=noise,
-                                      rng=check_rng(rng))
-
-
-def second_layer(width: int, kind: str = "gaussian", *, rng: np.random.Generator):
-    r"""A second layer :math:`a`: i.i.d. :math:`N(0, 1/N)` (``"gaussian"``, Assumption 1 of
-    Ba et al.) or :math:`\pm 1/\sqrt N` with random signs (``"rademacher"``)."""
-    check_positive("width", width, integer=True)
-    check_choice("kind", kind, SECOND_LAYERS)
-    rng = check_rng(rng)
-    if kind == "gaussian":
-        return rng.standard_normal(width) / math.sqrt(width)
-    return rng.choice([-1.0, 1.0], size=width) / math.sqrt(width)
 
 
 def remove_linear_part(X, y):
@@ -164,7 +113,7 @@ def gradient_steps(W0, a, student, B, g, *, n: int, steps: int, eta: float,
     W0 : ndarray of shape (d, N)
     a : ndarray of shape (N,)
     student : str, callable or Activation
-    B, g : teacher directions (d, k) and link, as in :func:`multi_index_data`
+    B, g : teacher directions (d, k) and link, as in :func:`helpers.data.sample_data`
     n : int
         Batch size of every step.
     steps : int
@@ -189,17 +138,17 @@ def gradient_steps(W0, a, student, B, g, *, n: int, steps: int, eta: float,
     W = _check_matrix("W0", W0, 2).copy()
     a = _check_matrix("a", a, 1, (W.shape[1],))
     B = _check_matrix("B", B, 2, (W.shape[0], None))
+    g = _check_link(g)
     check_positive("steps", steps, integer=True)
     check_nonnegative("eta", eta)
     student = as_student(student)
     rng = check_rng(rng)
-    root_N = math.sqrt(W.shape[1])
     Ws = [W.copy()]
     for _ in range(steps):
-        X, y = multi_index_data(n, B, g, noise=noise, rng=rng)
+        X, y = sample_data(n, B, g, noise=noise, rng=rng)
         if linear_removed:
             y = remove_linear_part(X, y)[0]
-        W = W + (eta * root_N) * first_step_gradient(X, y, W, a, student)
+        W = one_step(W, first_step_gradient(X, y, W, a, student), eta)
         if normalize:
             W = W / np.linalg.norm(W, axis=0, keepdims=True)
         Ws.append(W)
@@ -229,41 +178,6 @@ def subspace_overlap(W, B) -> float:
     r"""Mean fraction of each neuron's squared norm inside span(B),
     :math:`\frac1N\sum_i \|B^\top w_i\|^2/\|w_i\|^2` (about k/d for random neurons)."""
     return float(_cosines_sq(W, B).sum(axis=0).mean())
-
-
-def readout_risk(W, student, B, g, *, n: int, lam, n_test: int,
-                 rng: np.random.Generator, noise: float = 0.0,
-                 linear_removed: bool = False):
-    r"""Ridge on the features :math:`\sigma(\tilde XW)` of ``n`` fresh samples, and its
-    prediction risk :math:`E_x(\hat f(x) - g(B^\top x))^2` on ``n_test`` fresh points.
-
-    With ``linear_removed`` the ridge fits the labels minus their empirical mean and linear
-    fit (:func:`remove_linear_part` on the ridge data), and the prediction adds that fit
-    back, as in Dandi et al.'s code.
-
-    Returns
-    -------
-    risk : ndarray of shape (L,)
-        One value per penalty in ``lam`` (penalty :math:`\lambda\|b\|^2` on the mean squared
-        error, as :func:`helpers.ridge_path`).
-    se : ndarray of shape (L,)
-        Monte-Carlo standard error over the test points.
-    """
-    W = _check_matrix("W", W, 2)
-    B = _check_matrix("B", B, 2, (W.shape[0], None))
-    lam = check_lambdas(lam)
-    check_positive("n_test", n_test, integer=True)
-    student = as_student(student)
-    rng = check_rng(rng)
-    X, y = multi_index_data(n, B, g, noise=noise, rng=rng)
-    mean, b = 0.0, np.zeros(W.shape[0])
-    if linear_removed:
-        y, mean, b = remove_linear_part(X, y)
-    coef = ridge_path(features(X, W, student), y, lam)  # (N, L)
-    Xt = rng.standard_normal((n_test, W.shape[0]))
-    pred = features(Xt, W, student) @ coef + (mean + Xt @ b)[:, None]
-    err = (pred - _labels(Xt, B, g)[:, None]) ** 2
-    return err.mean(axis=0), err.std(axis=0, ddof=1) / math.sqrt(n_test)
 
 
 def hermite_alignment(U, t, degrees) -> np.ndarray:

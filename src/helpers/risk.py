@@ -92,16 +92,18 @@ def prediction_risk(W, B, student, teacher, beta, *, n_test: int, rng: np.random
     return mean, np.sqrt(var / n_test)
 
 
-def ge_prediction_risk(B, W, student, teacher, beta) -> np.ndarray:
+def ge_prediction_risk(W, B, student, teacher, beta) -> np.ndarray:
     r"""Exact risk :math:`E(b^\top\varphi_{GE} - f_*)^2 = b^\top\Sigma b - 2b^\top c + E f_*^2`
     of coefficients ``B`` on the Gaussian-equivalent features
     (:math:`\Sigma, c` from :func:`helpers.theory.ge_population`).
 
+    The arguments come in the order of :func:`prediction_risk`.
+
     Parameters
     ----------
+    W : ndarray of shape (d, N)
     B : ndarray of shape (N, L)
         One coefficient vector per column.
-    W : ndarray of shape (d, N)
     student, teacher : str, callable or Activation
     beta : ndarray of shape (d,)
 

@@ -323,7 +323,7 @@ def simulate_ck_and_ge(student, teacher, *, d, psi1, psi2, lam, eta, noise=0.0, 
     B_ge = ridge_path(ge_features(Xr, W1, student, rng=streams["ge_noise"]), yr, lambdas)
     ck, ck_se = prediction_risk(W1, B_ck, student, teacher, beta, n_test=n_test,
                                 rng=streams["test"])
-    ge = ge_prediction_risk(B_ge, W1, student, teacher, beta)
+    ge = ge_prediction_risk(W1, B_ge, student, teacher, beta)
     de = np.atleast_1d(deterministic_equivalent_risk(W1, student, teacher, beta, n=n,
                                                      lam=lambdas, noise=noise))
     keys = ("risk_ck", "risk_ck_mc_se", "risk_ge", "risk_de")

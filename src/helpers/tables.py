@@ -26,16 +26,17 @@ def _decimals_for(se: float, sig: int = 2) -> int:
 def format_with_se(value: float, se: float, *, sig: int = 2) -> str:
     """``value ± se`` with ``sig`` significant digits of ``se`` and ``value`` to match.
 
-    The spaces around ``±`` are non-breaking, so a narrow table cell never splits a value
-    from its error (a wide table scrolls instead).
+    The line may break only before ``±`` (the space after it is non-breaking): in a column
+    too narrow for both, as on a phone, the error goes under its value, never "0.1235 ±"
+    on one line and "0.0012" on the next.
 
     >>> format_with_se(0.123456, 0.00123)
-    '0.1235\xa0±\xa00.0012'
+    '0.1235 ±\xa00.0012'
     """
     if not math.isfinite(value):
         raise ValueError(f"value must be finite; got {value!r}")
     k = _decimals_for(float(se), sig)
-    return f"{value:.{k}f}\u00a0±\u00a0{se:.{k}f}"
+    return f"{value:.{k}f} ±\u00a0{se:.{k}f}"
 
 
 def format_value(value, digits: int = 3) -> str:

@@ -1,460 +1,412 @@
-r"""Theory of the large step, :math:`\eta = \Theta(\sqrt N)` (Ba et al. 2022, §5).
+r"""The asymptotic risk after one large step (Cui et al. 2024), in the book's conventions.
 
-After a large step neuron :math:`i` computes approximately
-:math:`\sigma(\langle w_i^0, x\rangle + c_i\langle\beta_*, x\rangle)` with
-:math:`c_i = \eta\,\mu_1\mu_1^*\,a_i` (:func:`neuron_shift`).  Averaging many neurons whose
-:math:`c_i` is close to some :math:`\kappa` produces the *smoothed activation*
-:math:`g_\kappa(t) = E_{\xi}\,\sigma(\kappa t + \xi)` of the teacher's index
-(:func:`smoothed_activation`), and the best such function defines the paper's eq. (5.1)
+After one step with :math:`\eta = \tilde\eta\sqrt N` (``eta_scale`` :math:`=\tilde\eta`) and a
+second layer :math:`a_i = \xi_i/\sqrt N`, :math:`\xi_i = \pm 1`, neuron :math:`i` computes
+approximately :math:`\sigma(\sqrt{c_b}\langle w^0_i, x\rangle + r\,\xi_i z_v)`, with
+:math:`z_v = \langle v, x\rangle` along the unit spike direction :math:`v` of the step
+(a *spiked random-features* model, :func:`spiked_rf_parameters`):
 
 .. math::
 
-    \tau_* = \inf_{\kappa\in\mathbb R} E_{\xi_1}\big[(\sigma_*(\xi_1)
-             - E_{\xi_2}\sigma(\kappa\xi_1 + \xi_2))^2\big],
+    r = \tilde\eta\,\mu_1\sqrt{\mu_1^{*2} + E y^2/\psi_1},\qquad
+    c_b = 1 + \tilde\eta^2\,E y^2\,E(\sigma' - \mu_1)^2/\psi_1,\qquad
+    \gamma = \langle\beta_*, v\rangle = \mu_1^*/\sqrt{\mu_1^{*2} + E y^2/\psi_1}.
 
-computed by :func:`tau_star`.  :func:`tau_star_rescaled` also lets the second layer rescale
-the average (a variant discussed in the chapter), and :func:`lemma6_readout` builds the
-second layer of Lemma 6 from the neurons' shifts.
+Two approximations are made, and they are distinct: (1) the trained network is replaced by
+this spiked random-features model, whose bulk is :math:`\sqrt{c_b}` times a Gaussian matrix
+independent of everything else (Dandi et al. 2024, arXiv:2410.18938, prove this equivalence
+in the limit of a large first batch); (2) conditionally on :math:`z_v` the model's features
+are replaced by Gaussian equivalents with :math:`z_v`-dependent coefficients
+:math:`\mu_0(z_v), \mu_1(z_v), \mu_2(z_v)` (a conjecture in Cui et al. 2024), and the
+ridge estimator is described by a replica-symmetric fixed point (replica method, not a
+theorem).  For an odd :math:`\sigma` the signs :math:`\xi_i` are absorbed by
+:math:`w^0_i\to\xi_i w^0_i` and the readout, so the model is the one with a constant second
+layer studied by Cui et al. (2024), who state their result for proportional :math:`n, N, d`.
+Their public code (GitHub SPOC-group/OneStepGD_asymptotics) fixes :math:`N = d`; it had
+:math:`c_b - 1` multiplied by :math:`\mu_1^2` until a commit of 27 May 2024 (f3e92d5) removed
+that factor, giving the :math:`c_b` above.  We write the fixed point out for any
+:math:`\psi_2 = N/d`:
 
-All Gaussian integrals use the Gauss-Legendre rules of :mod:`helpers.quadrature` on
-:math:`[-12, 12]`, split where the
-integrand has kinks or (for large :math:`|\kappa|`) fast transitions, so that they are
-accurate to about 1e-12 for the book's activations; ``erf``, ``relu``, ``abs``, ``linear``
-and ``quadratic`` students use closed forms for the inner expectation.
+* :math:`\alpha = n/N = \psi_1/\psi_2`, penalty :math:`\lambda_C = \lambda\psi_1/\psi_2`
+  (the book's :math:`(1/n)\|y-\Phi a\|^2 + (\lambda/N)\|a\|^2` times :math:`n`);
+* the spectral averages are over the Marchenko-Pastur law of :math:`\Omega = c_b W_0^\top W_0`
+  (ratio :math:`\psi_2`), in closed form through its Stieltjes transform;
+* the two directions :math:`W v` and :math:`W\Pi\zeta` along which the spike and the teacher
+  enter carry a factor :math:`\psi_2` (their squared norms are :math:`c_b\psi_2` and
+  :math:`\psi_2 \mathrm{tr}\,\Omega/N`): in :math:`\theta`, in the teacher overlap
+  :math:`\psi_o` and in the spike terms of :math:`q_1, q_2`.  Cui et al.'s public code has
+  :math:`\psi_2 = 1` and does not need them.
+
+Only :math:`(V_1, V_2)` solve a nonlinear equation; :math:`(m, \theta)` and :math:`(q_1, q_2)`
+then follow from 2 x 2 linear systems.  All Gaussian integrals use the Gauss-Legendre rules
+of :mod:`helpers.quadrature` (20 unit pieces of :math:`[-10, 10]`, 16 nodes each), split at
+the activations' kinks.
+
+This module imports only the theory side of the package (activations, argument checks,
+:mod:`helpers.quadrature`, the Marchenko-Pastur law of :mod:`.rmt`).
 """
 
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
-from scipy import optimize, special
+from scipy import optimize
 
-from .._validation import check_finite, check_nonnegative, check_positive
-from ..activations import Activation, as_teacher, get_activation, is_registered
-from ..quadrature import GAUSS_DENSITY, gaussian_rows, gaussian_rule
+from .._validation import check_array, check_nonnegative, check_positive
+from ..activations import Activation, as_student, as_teacher, gaussian_expectation, is_odd
+from ..quadrature import gaussian_rows, gaussian_rule
+from .rmt import mp_stieltjes, mp_stieltjes_derivative
+from .setting import label_second_moment
 
 __all__ = [
-    "smoothed_activation",
-    "tau_curve",
-    "tau_star",
-    "tau_star_rescaled",
-    "neuron_shift",
-    "lemma6_readout",
-    "lemma6_prediction",
+    "LargeStepConvergenceError",
+    "spiked_rf_parameters",
+    "conditional_coefficients",
+    "large_step_parts",
+    "large_step_risk",
 ]
 
-_L = 12.0                      # integrate standard Gaussians over [-L, L] (tail < 1e-32)
-_INNER_NODES = 128             # Gauss-Legendre nodes per piece, inner integral (over xi_2)
-_OUTER_NODES = 80              # and outer integral (over xi_1)
-_CLOSED = {"erf", "relu", "abs", "linear", "quadratic"}
+_L = 10.0              # Gaussian integrals over [-L, L] (tail mass < 2e-23)
+_PIECES = 20           # unit-length pieces
+_NODES = 16            # Gauss-Legendre nodes per piece
+_TOL = 1e-11           # relative accuracy of the (V1, V2) fixed point
 
 
-def _activation(name: str, spec, *, teacher: bool = False) -> Activation:
-    """Resolve ``spec`` and re-raise errors with the parameter's name."""
-    try:
-        return as_teacher(spec) if teacher else get_activation(spec)
-    except ValueError as err:
-        raise ValueError(f"{name}: {err}") from None
+class LargeStepConvergenceError(RuntimeError):
+    """The (V1, V2) fixed point of :func:`large_step_risk` did not converge."""
 
 
-def _is_closed(act: Activation) -> bool:
-    return act.name in _CLOSED and is_registered(act)  # the registered function itself
+# --------------------------------------------------------------------------- input checks
+def _check_odd(student: Activation):
+    if not is_odd(student):
+        raise ValueError(
+            f"student must be odd (sigma(-z) = -sigma(z)); got {student.name!r}.  With "
+            "a_i = +-1/sqrt(N) the theory reduces to a spiked random-features model with one "
+            "population of neurons only for an odd student (tanh, erf, linear or an odd "
+            "callable)")
 
 
-def _closed_smoothed(act: Activation, m: np.ndarray, s: float) -> np.ndarray:
-    """:math:`E\\sigma(m + s\\xi)` in closed form for the registered closed-form names."""
-    if act.name == "erf":
-        out = special.erf(m / math.sqrt(1.0 + 2.0 * s * s))
-    elif act.name == "linear":
-        out = m.copy()
-    elif act.name == "quadratic":
-        out = m * m + s * s - 1.0
-    else:
-        u = m / s
-        pdf = np.exp(-0.5 * u * u) * GAUSS_DENSITY
-        if act.name == "relu":
-            out = m * special.ndtr(u) + s * pdf
-        else:  # abs
-            out = m * (2.0 * special.ndtr(u) - 1.0) + 2.0 * s * pdf
-    return out - act.shift
+# --------------------------------------------------------------------------- quadrature
+def _gauss_rows(loc, scale, kinks):
+    """Nodes ``z`` (M, P) and weights (Gaussian density included) to integrate
+    :math:`E f(loc_j + scale\\,z)` for each row, the pieces split where the argument hits a
+    kink."""
+    return gaussian_rows(loc, scale, kinks, nodes=_NODES, half_width=_L, pieces=_PIECES)
 
 
-def _smoothed_fn(fn, kinks, m: np.ndarray, s: float) -> np.ndarray:
-    """:math:`E f(m + s\\xi)` by Gauss-Legendre pieces split at the kinks of ``fn``."""
-    z, w = gaussian_rows(m, s, kinks, nodes=_INNER_NODES, half_width=_L)
-    return (fn(m.reshape(-1)[:, None] + s * z) * w).sum(axis=1).reshape(m.shape)
+def _outer_nodes(breaks=()):
+    """Nodes and weights (density included) for :math:`E_{z_v}`, :math:`z_v\\sim N(0,1)`."""
+    return gaussian_rule(breaks, nodes=_NODES, half_width=_L, pieces=_PIECES)
 
 
-def _smoothed(act: Activation, kappa: float, x: np.ndarray, s: float) -> np.ndarray:
-    m = kappa * x
-    if _is_closed(act):
-        return _closed_smoothed(act, m, s)
-    return _smoothed_fn(act, act.kinks, m, s)
+def _moments_along(act: Activation, loc, scale):
+    """:math:`(E f, E zf, E f^2)` of :math:`f = act(loc + scale\\,z)` for each ``loc``."""
+    z, w = _gauss_rows(loc, scale, act.kinks)
+    f = act(loc[:, None] + scale * z)
+    return (f * w).sum(1), (z * f * w).sum(1), (f * f * w).sum(1)
 
 
-def smoothed_activation(student, kappa, x, *, scale: float = 1.0) -> np.ndarray:
-    r"""The smoothed activation :math:`g_\kappa(x) = E_\xi\,\sigma(\kappa x + s\,\xi)`.
+# --------------------------------------------------------------------------- parameters
+def _step_constants(student: Activation, teacher: Activation, psi1, noise):
+    ey2 = label_second_moment(teacher, noise=noise)
+    s2 = gaussian_expectation(lambda z: (student.derivative(z) - student.mu1) ** 2,
+                              student.kinks)
+    length = math.sqrt(teacher.mu1**2 + ey2 / psi1)
+    return ey2, s2, length
 
-    It is what an average of many neurons :math:`\sigma(\langle w_i, x\rangle + \kappa
-    \langle\beta_*, x\rangle)` with near-orthogonal unit :math:`w_i` computes, as a function
-    of :math:`x = \langle\beta_*, x\rangle` (``scale`` = :math:`\|w_i\|`, 1 in the paper).
 
-    Parameters
-    ----------
-    student : str, callable or Activation
-        The activation :math:`\sigma` (not centred).
-    kappa : float
-        Weight of the teacher's index, any real number.
-    x : array_like of any shape
-        Points :math:`x` at which to evaluate.
-    scale : float, default 1
-        Standard deviation :math:`s > 0` of the independent Gaussian part.
+def spiked_rf_parameters(student, teacher, *, psi1, eta_scale, noise=0.0):
+    r"""The spiked random-features parameters :math:`(r, c_b, \gamma)` after one large step.
 
-    Returns
-    -------
-    ndarray of the shape of ``x``
-
-    Examples
-    --------
-    >>> float(smoothed_activation("erf", math.sqrt(3), 0.7))  # = erf(0.7)
-    0.6778011938374184
-    """
-    act = _activation("student", student)
-    kappa = check_finite("kappa", kappa, hint=" (see tau_curve for the limit)")
-    check_positive("scale", scale)
-    x = np.asarray(x, dtype=float)
-    return _smoothed(act, kappa, x, float(scale))
-
-
-def _limits(act: Activation):
-    """``(sigma(-inf), sigma(+inf))`` if both exist and are finite, else None."""
-    with np.errstate(all="ignore"):
-        v = act(np.array([-1e12, -1e8, 1e8, 1e12]))
-    if not np.all(np.isfinite(v)) or abs(v[0] - v[1]) > 1e-9 or abs(v[2] - v[3]) > 1e-9:
-        return None
-    return float(v[1]), float(v[2])
-
-
-def _outer_rule(teacher: Activation, act: Activation, kappa: float):
-    """Rule for the outer integral over xi_1, cut at the teacher's kinks and, for a large
-    kappa, around the points where kappa xi_1 crosses a kink of the student or 0 (there the
-    smoothed student changes fast)."""
-    pts = set(teacher.kinks)
-    if math.isfinite(kappa) and abs(kappa) > 1.0:
-        for k in (*act.kinks, 0.0):
-            for j in (-8.0, -3.0, -1.0, 0.0, 1.0, 3.0, 8.0):
-                pts.add((k + j) / kappa)
-    return gaussian_rule(pts, nodes=_OUTER_NODES, half_width=_L)
-
-
-def _risk(act: Activation, teacher: Activation, kappa: float) -> float:
-    x, w = _outer_rule(teacher, act, kappa)
-    if math.isfinite(kappa):
-        g = _smoothed(act, kappa, x, 1.0)
-    else:
-        lim = _limits(act)
-        if lim is None:
-            return math.inf
-        lo, hi = lim if kappa > 0 else lim[::-1]
-        g = np.where(x > 0, hi, np.where(x < 0, lo, 0.5 * (lo + hi)))
-    err = teacher(x) - g
-    return float(np.sum(w * err * err))
-
-
-def tau_curve(student, teacher, kappas) -> np.ndarray:
-    r"""The objective of eq. (5.1), :math:`E(\sigma_*(\xi_1) - g_\kappa(\xi_1))^2`, per kappa.
-
-    Parameters
-    ----------
-    student, teacher : str, callable or Activation
-        The teacher is centred.
-    kappas : array_like of shape (K,)
-        Values of :math:`\kappa`; ``+inf``/``-inf`` give the limit, which is finite when the
-        student is bounded with limits at :math:`\pm\infty` (:math:`g_{\pm\infty}` is then a
-        step function) and ``inf`` otherwise.
-
-    Returns
-    -------
-    ndarray of shape (K,)
-    """
-    act = _activation("student", student)
-    tea = _activation("teacher", teacher, teacher=True)
-    ks = np.atleast_1d(np.asarray(kappas, dtype=float))
-    if ks.ndim != 1 or np.any(np.isnan(ks)):
-        raise ValueError(f"kappas must be a 1-d sequence of numbers (no NaN); got {kappas!r}")
-    return np.array([_risk(act, tea, float(k)) for k in ks])
-
-
-def _kappa_grid(kappa_max: float) -> np.ndarray:
-    pos = np.geomspace(1e-2, kappa_max, 40)
-    return np.concatenate([-pos[::-1], [0.0], pos])
-
-
-def _minimise(objective, grid: np.ndarray):
-    """Grid search then Brent refinement in the bracket around the best grid point."""
-    vals = np.array([objective(k) for k in grid])
-    j = int(np.argmin(vals))
-    if j in (0, len(grid) - 1):
-        return float(grid[j]), float(vals[j]), True
-    res = optimize.minimize_scalar(objective, bounds=(grid[j - 1], grid[j + 1]),
-                                   method="bounded", options={"xatol": 1e-12, "maxiter": 500})
-    if not res.success:  # pragma: no cover - bounded Brent on a finite interval converges
-        raise RuntimeError(f"tau_star: the minimisation over kappa failed: {res.message}")
-    if res.fun <= vals[j]:
-        return float(res.x), float(res.fun), False
-    return float(grid[j]), float(vals[j]), False  # pragma: no cover
-
-
-def tau_star(student, teacher, *, kappa_max: float = 100.0) -> tuple[float, float]:
-    r"""The paper's :math:`\tau_*` (eq. 5.1) and its minimiser :math:`\kappa_*`.
-
-    .. math::
-
-        \tau_* = \inf_{\kappa\in\mathbb R} E_{\xi_1}\big[(\sigma_*(\xi_1)
-                 - E_{\xi_2}\sigma(\kappa\xi_1 + \xi_2))^2\big].
-
-    The objective is evaluated by quadrature (:func:`tau_curve`), scanned on a grid of
-    ``81`` values with :math:`|\kappa|` up to ``kappa_max`` (geometric spacing), and refined
-    with Brent's method; :math:`\tau_*` is accurate to about 1e-10 (it is quadratic near the
-    minimum, so the 1e-12 tolerance on :math:`\kappa` is more than enough).
-
-    Behaviour when the infimum is not attained: if the student is bounded with limits at
-    :math:`\pm\infty` and the step-function limit :math:`g_{\pm\infty}` does at least as well
-    as every finite :math:`\kappa` on the grid, the function returns
-    ``(limit value, +inf or -inf)``; e.g. an ``erf`` student with a ``sign`` teacher gives
-    ``(0.0, inf)``.  If the best grid value sits at :math:`|\kappa| =` ``kappa_max`` for an
-    unbounded student, a ``RuntimeWarning`` says so and the edge value is returned.
-
-    Parameters
-    ----------
-    student : str, callable or Activation
-        Student activation :math:`\sigma` (not centred, as in the paper).
-    teacher : str, callable or Activation
-        Teacher link :math:`\sigma_*` (centred, :math:`\mu_0^* = 0`).
-    kappa_max : float, default 100
-        Largest :math:`|\kappa|` scanned.
-
-    Returns
-    -------
-    tau : float
-    kappa : float
-        A minimiser (``±inf`` as described above).  For an odd pair the objective is even in
-        :math:`\kappa`; the grid search then returns the minimiser of either sign that it
-        meets first, and the chapter reports :math:`|\kappa_*|`.
-
-    Raises
-    ------
-    ValueError
-        If ``student`` or ``teacher`` is not a known name or a callable, or ``kappa_max`` is
-        not a number > 0.
-
-    Examples
-    --------
-    >>> tau, kappa = tau_star("erf", "erf")
-    >>> tau < 1e-12, round(abs(kappa) ** 2, 8)
-    (True, 3.0)
-    """
-    act = _activation("student", student)
-    tea = _activation("teacher", teacher, teacher=True)
-    check_positive("kappa_max", kappa_max)
-    kappa, tau, at_edge = _minimise(lambda k: _risk(act, tea, k), _kappa_grid(kappa_max))
-    lim = _limits(act)
-    if lim is not None:
-        tau_inf = {s: _risk(act, tea, s * math.inf) for s in (1.0, -1.0)}
-        best = min(tau_inf, key=tau_inf.get)
-        if tau_inf[best] <= tau + 1e-12:
-            return float(tau_inf[best]), best * math.inf
-    if at_edge:
-        warnings.warn(f"tau_star: the best kappa sits at the edge |kappa| = {kappa_max} of the "
-                      "scanned range and the student has no finite limits; increase kappa_max",
-                      RuntimeWarning, stacklevel=2)
-    return tau, kappa
-
-
-def tau_star_rescaled(student, teacher, *, kappa_max: float = 100.0):
-    r"""Variant of :math:`\tau_*` in which the average of neurons may be rescaled.
-
-    .. math::
-
-        \tau_*^{\rm sc} = \inf_{\kappa, s} E\big[(\sigma_*(\xi_1) - s\,g_\kappa(\xi_1))^2\big]
-        = \inf_\kappa \Big(E\sigma_*^2 - \frac{(E\,\sigma_* g_\kappa)^2}{E g_\kappa^2}\Big)
-        \le \tau_* .
-
-    A second layer that averages the neurons with :math:`c_i \approx \kappa` and multiplies
-    the average by :math:`s` is as legitimate as the plain average of Lemma 6, so this value
-    is also achievable; the chapter discusses the difference.
-
-    Returns
-    -------
-    tau : float
-    kappa : float
-    s : float
-        The best multiple for that kappa.
-    """
-    act = _activation("student", student)
-    tea = _activation("teacher", teacher, teacher=True)
-    check_positive("kappa_max", kappa_max)
-    x, w = gaussian_rule(tea.kinks, nodes=_OUTER_NODES, half_width=_L)
-    t = tea(x)
-    second = float(np.sum(w * t * t))
-
-    def parts(k):
-        xx, ww = _outer_rule(tea, act, k)
-        g = _smoothed(act, k, xx, 1.0)
-        return float(np.sum(ww * tea(xx) * g)), float(np.sum(ww * g * g))
-
-    def objective(k):
-        cross, gg = parts(k)
-        return second - cross * cross / gg if gg > 1e-300 else second
-
-    grid = _kappa_grid(kappa_max)
-    grid = grid[grid != 0.0]  # g_0 is a constant: only the trivial fit s = 0
-    kappa, tau, _ = _minimise(objective, grid)
-    cross, gg = parts(kappa)
-    return max(tau, 0.0), kappa, cross / gg
-
-
-def neuron_shift(student, teacher, a, *, eta: float) -> np.ndarray:
-    r"""Predicted shift :math:`c_i = \eta\,\mu_1\mu_1^*\,a_i` of each neuron along :math:`\beta_*`.
-
-    After the step, :math:`\langle w_i^1, \beta_*\rangle \approx c_i` (the spike
-    :math:`\eta\sqrt N\,A` of Proposition 2 restricted to :math:`\beta_*`), so neuron ``i``
-    computes about :math:`\sigma(\langle w_i^0, x\rangle + c_i\langle\beta_*, x\rangle)`.
-
-    Parameters
-    ----------
-    student, teacher : str, callable or Activation
-    a : array_like of shape (N,)
-        Second-layer weights (entries :math:`N(0, 1/N)`).
-    eta : float
-        Learning rate, >= 0.
-
-    Returns
-    -------
-    ndarray of shape (N,)
-    """
-    act = _activation("student", student)
-    tea = _activation("teacher", teacher, teacher=True)
-    a = np.asarray(a, dtype=float)
-    if a.ndim != 1:
-        raise ValueError(f"a must be a 1-d array of second-layer weights; got shape {a.shape}")
-    eta = check_nonnegative("eta", eta)
-    return eta * act.mu1 * tea.mu1 * a
-
-
-def lemma6_readout(c, kappa: float, *, width: float) -> np.ndarray:
-    r"""The second layer of Lemma 6: average the neurons whose shift is near :math:`\kappa`.
-
-    Returns :math:`b` with :math:`b_i = 1/|S|` for :math:`i \in S = \{i : |c_i - \kappa|
-    \le` ``width`` :math:`\}` and 0 elsewhere, so that :math:`\sigma(W_1^\top x)^\top b`
-    is the average of those neurons (it can be passed to
-    :func:`helpers.prediction_risk` as ``B``).
-
-    Parameters
-    ----------
-    c : array_like of shape (N,)
-        Shifts :math:`c_i` (measured, :math:`\langle w_i^1 - w_i^0, \beta_*\rangle`, or
-        predicted by :func:`neuron_shift`).
-    kappa : float
-        Target shift (finite).
-    width : float
-        Half-width of the selection window, > 0.
-
-    Returns
-    -------
-    ndarray of shape (N,)
-
-    Raises
-    ------
-    ValueError
-        If no neuron falls into the window, or an argument is invalid.
-    """
-    c = np.asarray(c, dtype=float)
-    if c.ndim != 1:
-        raise ValueError(f"c must be a 1-d array of neuron shifts; got shape {c.shape}")
-    kappa = check_finite("kappa", kappa)
-    check_positive("width", width)
-    sel = np.abs(c - kappa) <= width
-    if not sel.any():
-        raise ValueError(f"width: no neuron has |c_i - kappa| <= {width} (kappa = {kappa}, "
-                         f"c in [{c.min():.3g}, {c.max():.3g}]); widen the window")
-    return sel / sel.sum()
-
-
-def lemma6_prediction(student, teacher, *, psi1: float, eta_scale: float, kappa: float,
-                      width: float, N: int | None = None, noise: float = 0.0) -> float:
-    r"""Predicted risk of the Lemma 6 readout (:func:`lemma6_readout`) after a step
-    :math:`\eta = ` ``eta_scale`` :math:`\cdot\sqrt N`, at finite :math:`\psi_1 = n/d`.
-
-    Write the step's data term as :math:`X^\top y/n = \mu_1^*\beta_* + \zeta`, with
-    :math:`\|\zeta\|^2 \approx E[y^2]/\psi_1`.  Column :math:`i` of the step is about
-    :math:`c_i(\beta_* + \zeta/\mu_1^*) + e_i` (the rank-one spike, Proposition 2, plus a
-    neuron-specific part :math:`e_i` of squared norm
-    :math:`(c_i/\mu_1\mu_1^*)^2 E[y^2](E\sigma'(z)^2 - \mu_1^2)/\psi_1`).  A selected neuron
-    (:math:`c_i \approx \kappa`) thus computes :math:`\sigma(\kappa(t + s) + r\xi_i)` with
-    :math:`t = \langle\beta_*, x\rangle`, a *common* Gaussian error
-    :math:`s = \langle\zeta, x\rangle/\mu_1^*` of variance
-    :math:`v_s = E[y^2]/(\mu_1^{*2}\psi_1)` and independent :math:`\xi_i` with
-    :math:`r^2 = 1 + \|e_i\|^2`.  Averaging :math:`|S|` of them gives
-    :math:`g(t + s) = E_\xi\sigma(\kappa(t + s) + r\xi)` plus a fluctuation of variance
-    :math:`v/|S|`, so the prediction is
-
-    .. math::
-
-        E_{t,s}\big(\sigma_*(t) - g(t + s)\big)^2 + \frac{v}{N p},\qquad
-        p = P(|c - \kappa| \le w),\ c \sim N(0, (\text{eta\_scale}\,\mu_1\mu_1^*)^2),
-
-    the second term only when ``N`` is given (:math:`v = E\,\mathrm{Var}_\xi\sigma(\cdot)`).
-    As :math:`\psi_1 \to \infty` and :math:`N \to \infty` it tends to the objective of
-    (5.1) at ``kappa``, i.e. to :math:`\tau_*` at :math:`\kappa_*`; the gap is
-    :math:`O(d/n)`.  The spread of :math:`c_i` inside the window is neglected.
+    With :math:`\eta = \tilde\eta\sqrt N` and :math:`a_i = \xi_i/\sqrt N`, neuron :math:`i`
+    after the step is :math:`w^1_i \approx w^0_i + b_i + \xi_i r v`, with :math:`v` the unit
+    direction of :math:`X^\top y`, :math:`\|w^0_i + b_i\|^2 \to c_b` and
+    :math:`\gamma = \langle\beta_*, v\rangle` (see the module docstring for the formulas).
 
     Parameters
     ----------
     student, teacher : str, callable or Activation
     psi1 : float
-        n/d of the step.
-    eta_scale : float
-        :math:`\eta/\sqrt N` (> 0).
-    kappa, width : float
-        Window of :func:`lemma6_readout`.
-    N : int, optional
-        Width of the network (for the fluctuation term).
+        :math:`n/d` of the step's batch (> 0).
+    eta_scale : float or 1-d array
+        :math:`\tilde\eta = \eta/\sqrt N` (>= 0).
     noise : float
-        Label-noise standard deviation.
+        Label-noise standard deviation (>= 0).
 
     Returns
     -------
-    float
+    r, c_b : float or ndarray (the shape of ``eta_scale``)
+    gamma : float
     """
-    from .setting import label_second_moment
+    s = as_student(student)
+    t = as_teacher(teacher)
+    psi1 = float(check_positive("psi1", psi1))
+    noise = float(check_nonnegative("noise", noise))
+    eta = check_array("eta_scale", eta_scale, positive=False)
+    ey2, s2, length = _step_constants(s, t, psi1, noise)
+    r = eta * s.mu1 * length
+    cb = 1.0 + eta**2 * ey2 * s2 / psi1
+    gamma = t.mu1 / length
+    if eta.ndim == 0:
+        return float(r), float(cb), float(gamma)
+    return r, cb, float(gamma)
 
-    act = _activation("student", student)
-    tea = _activation("teacher", teacher, teacher=True)
-    check_positive("psi1", psi1)
-    check_positive("eta_scale", eta_scale)
-    check_positive("width", width)
-    kappa = check_finite("kappa", kappa)
-    gain = act.mu1 * tea.mu1
-    if gain == 0:
-        raise ValueError("student and teacher must both have mu1 != 0 (no shift otherwise)")
-    ey2 = label_second_moment(tea, noise=noise)
-    dsq = act.derivative_second_moment
-    r = math.sqrt(1.0 + (kappa / gain) ** 2 * ey2 * max(dsq - act.mu1**2, 0.0) / psi1)
-    v_s = ey2 / (tea.mu1**2 * psi1)
-    t, wt = gaussian_rule(tea.kinks, nodes=_OUTER_NODES, half_width=_L)
-    z, wz = gaussian_rule(nodes=_OUTER_NODES, half_width=_L)
-    u = t[:, None] + math.sqrt(v_s) * z[None, :]          # (n_t, n_z)
-    g = _smoothed(act, kappa, u, r)
-    W = wt[:, None] * wz[None, :]
-    bias = float(np.sum(W * (tea(t)[:, None] - g) ** 2))
-    if N is None:
-        return bias
-    check_positive("N", N, integer=True)
-    g2 = _smoothed_fn(lambda q: act(q) ** 2, act.kinks, kappa * u, r)
-    v = float(np.sum(W * (g2 - g * g)))
-    sd = eta_scale * abs(gain)
-    p = special.ndtr((kappa + width) / sd) - special.ndtr((kappa - width) / sd)
-    return bias + v / (N * p)
+
+def conditional_coefficients(student, z_v, *, r, c_b):
+    r"""The conditional Gaussian-equivalent coefficients of :math:`\sigma(rz_v +
+    \sqrt{c_b}z)` given :math:`z_v`:
+
+    :math:`\mu_0(z_v) = E\sigma`, :math:`\mu_1(z_v) = E[z\sigma]/\sqrt{c_b}`
+    (:math:`= E\sigma'`), :math:`\mu_2^2(z_v) = E\sigma^2 - \mu_0^2 - c_b\mu_1^2`.
+
+    Returns three arrays of the shape of ``z_v`` (the third is :math:`\mu_2^2`).
+    """
+    act = as_student(student)
+    r = float(check_nonnegative("r", r))
+    c_b = float(check_positive("c_b", c_b))
+    k = np.asarray(z_v, dtype=float)
+    sb = math.sqrt(c_b)
+    m0, m1, m2 = _moments_along(act, r * k.reshape(-1), sb)
+    m1 = m1 / sb
+    mu2sq = np.maximum(m2 - m0**2 - c_b * m1**2, 0.0)
+    return m0.reshape(k.shape), m1.reshape(k.shape), mu2sq.reshape(k.shape)
+
+
+# --------------------------------------------------------------------------- MP averages
+def _mp_moment(m: int, ratio: float) -> float:
+    """:math:`E x^m` under MP(ratio), unit variance (Narayana polynomials)."""
+    if m == 0:
+        return 1.0
+    return sum(ratio**k / (k + 1) * math.comb(m, k) * math.comb(m - 1, k) for k in range(m))
+
+
+_SERIES_TERMS = 10
+
+
+def _mp_averages(lam_eff, vh1, c_b, psi2):
+    r"""Averages over :math:`D \sim c_b\,\mathrm{MP}(\psi_2)` with :math:`S = \lambda' +
+    \hat V_1 D`: returns :math:`E[1/S], E[D/S], E[1/S^2], E[D/S^2], E[D^2/S^2]`.
+
+    Closed forms in the Stieltjes transform; when :math:`\hat V_1 D \ll \lambda'` on the
+    whole support (where those forms cancel), a series in the moments of the law."""
+    b = vh1 * c_b
+    eps = b / lam_eff
+    if eps * (1.0 + math.sqrt(psi2)) ** 2 < 1e-3:
+        def avg(j, k):
+            tot = sum((-1) ** m * math.comb(k + m - 1, m) * eps**m * _mp_moment(j + m, psi2)
+                      for m in range(_SERIES_TERMS))
+            return c_b**j * tot / lam_eff**k
+        return avg(0, 1), avg(1, 1), avg(0, 2), avg(1, 2), avg(2, 2)
+    z = -lam_eff / b
+    i0 = float(mp_stieltjes(z, psi2)) / b
+    j0 = float(mp_stieltjes_derivative(z, psi2)) / b**2
+    i1 = (1.0 - lam_eff * i0) / vh1
+    j1 = (i0 - lam_eff * j0) / vh1
+    j2 = (i1 - lam_eff * j1) / vh1
+    return i0, i1, j0, j1, j2
+
+
+# --------------------------------------------------------------------------- the solve
+class _NodeTables:
+    r"""Everything the fixed point needs on the outer nodes (values of :math:`z_v`) for one
+    eta_scale (independent of lambda): nodes and weights, the conditional coefficients
+    ``M0, M1, M2`` and the teacher's moments ``H, H1, HH`` along :math:`v`."""
+
+    def __init__(self, student, teacher, *, r, c_b, gamma):
+        rho = math.sqrt(max(1.0 - gamma * gamma, 0.0))
+        breaks = [kk / gamma for kk in teacher.kinks] if gamma > 0 else []
+        self.k, self.w = _outer_nodes(breaks)
+        self.M0, self.M1, self.M2 = conditional_coefficients(student, self.k, r=r, c_b=c_b)
+        if rho > 0:
+            h, h1, hh = _moments_along(teacher, gamma * self.k, rho)
+        else:
+            f = teacher(self.k)
+            h, h1, hh = f, np.zeros_like(f), f * f
+        self.H, self.H1, self.HH = h, h1, hh
+        self.c_b = c_b
+
+
+def _solve_V(P: _NodeTables, alpha, lam_eff, psi2):
+    r"""The 2-d fixed point :math:`(V_1, V_2) \leftrightarrow (\hat V_1, \hat V_2)`: damped
+    iteration to relative accuracy ``_TOL``, finished by a root finder when it is slow (tiny
+    :math:`\lambda`); raises :class:`LargeStepConvergenceError` if neither converges."""
+    A1, A2, w = P.M1**2, P.M2, P.w
+
+    def hats(V):
+        g = w / (1.0 + A1 * V[0] + A2 * V[1])
+        return alpha * np.dot(g, A1), alpha * np.dot(g, A2)
+
+    def entropic(vh):
+        i0, i1, *_ = _mp_averages(lam_eff + vh[1], vh[0], P.c_b, psi2)
+        return np.array([i1, i0])
+
+    V = entropic((0.0, 0.0))
+    for _ in range(2000):
+        new = entropic(hats(V))
+        err = np.max(np.abs(new - V) / np.maximum(np.abs(new), 1e-300))
+        V = 0.5 * (V + new) if err > 1e-3 else new
+        if err < _TOL:
+            return V, hats(V)
+    # the plain iteration can be slow when lambda is tiny: finish with a root finder
+    sol = optimize.root(lambda x: entropic(hats(np.exp(x))) / np.exp(x) - 1.0, np.log(V),
+                        method="hybr", tol=1e-14)
+    V = np.exp(sol.x)
+    res = np.max(np.abs(entropic(hats(V)) / V - 1.0))
+    if not np.isfinite(res) or res > 1e-9:
+        raise LargeStepConvergenceError(
+            f"the (V1, V2) fixed point did not converge (relative residual {res:.1e}) at "
+            f"lambda_C = {lam_eff:g}, alpha = {alpha:g}, psi2 = {psi2:g}; try a larger lam")
+    return V, hats(V)
+
+
+def _solve(P: _NodeTables, *, alpha, lam_eff, psi2, noise):
+    r"""The replica-symmetric fixed point at one (eta_scale, lambda), and the risk.
+
+    The equations are the saddle point of Cui et al. (2024), the fixed point their "Result
+    3.3" names (README of their code, ``theory.ipynb``), in this book's conventions with the
+    factors of :math:`\psi_2` written out (chapter 5, "Derivation sketch": the order
+    parameters :math:`m, \theta, \psi_o, q_1, q_2` and the three quadratic forms that carry
+    :math:`\psi_2`).  With :math:`z_v` on the outer nodes, the conditional coefficients
+    :math:`\mu_j(z_v)` (``M0, M1``, ``M2`` = :math:`\mu_2^2`) and the teacher's moments
+    along :math:`v` (``H`` = :math:`E[f_*\midz_v]`, ``H1``, ``HH``):
+
+    1. :math:`(V_1, V_2)` and their conjugates :math:`(\hat V_1, \hat V_2)` from
+       :func:`_solve_V` (energetic half: a weighted average over :math:`z_v` of
+       :math:`\mu_1^2, \mu_2^2` against :math:`1 + \mu_1^2V_1 + \mu_2^2V_2`; entropic half:
+       Marchenko-Pastur averages of :math:`S^{-1}`, :math:`S = \lambda_C + \hat V_2 +
+       \hat V_1\Omega`, :func:`_mp_averages`);
+    2. the mean and spike weights :math:`(m, \theta)` from a 2 x 2 linear system, with
+       :math:`\theta = c_b\psi_2V_2\hat\theta` (:math:`\|Wv\|^2 \to c_b\psi_2`); :math:`m`
+       is unpenalised (the mean feature has norm :math:`\sqrt N`);
+    3. :math:`\psi_o = \psi_2 V_1\hat\psi` (the teacher's part orthogonal to :math:`v`);
+    4. :math:`(q_1, q_2)` from :math:`\hat q = a_0 + A q`, :math:`q = B\hat q + b_0`, the
+       spike terms of :math:`b_0` carrying :math:`\psi_2`;
+    5. the risk :math:`E_z_v[H\!H + c^2 - 2cH - 2\mu_1\psi_oH_1 + \mu_1^2q_1 + \mu_2^2q_2]`
+       with :math:`c = \mu_0 m + \mu_1z_v\theta`.
+
+    At :math:`\psi_2 = 1` these are Cui et al.'s equations term by term (asserted by
+    ``tests/test_large_step.py`` against a transcription of their code).
+    """
+    (V1, V2), (vh1, vh2) = _solve_V(P, alpha, lam_eff, psi2)
+    k, w, M0, M1, M2 = P.k, P.w, P.M0, P.M1, P.M2
+    Vk = M1**2 * V1 + M2 * V2
+    g = w / (1.0 + Vk)
+    i0, i1, j0, j1, j2 = _mp_averages(lam_eff + vh2, vh1, P.c_b, psi2)
+    T = P.c_b * psi2 * V2            # theta = T * theta_hat     (psi2: |W v|^2 = c_b psi2)
+    # (m, theta): m unpenalised (the feature mean has norm sqrt(N)), theta linear
+    a11 = np.dot(g, M0 * M0)
+    if a11 > 1e-14 * max(1.0, np.dot(g, M1 * M1)):
+        A = np.array([[a11, np.dot(g, M0 * M1 * k)],
+                      [alpha * T * np.dot(g, k * M1 * M0),
+                       1.0 + alpha * T * np.dot(g, (k * M1) ** 2)]])
+        b = np.array([np.dot(g, M0 * P.H), alpha * T * np.dot(g, k * M1 * P.H)])
+        m, theta = np.linalg.solve(A, b)
+    else:   # mu0(z_v) = 0: no mean direction (eta = 0 with an odd student)
+        m = 0.0
+        theta = (alpha * T * np.dot(g, k * M1 * P.H)
+                 / (1.0 + alpha * T * np.dot(g, (k * M1) ** 2)))
+    c = M0 * m + M1 * k * theta
+    th_hat = alpha * np.dot(g, k * M1 * (P.H - c))
+    ps_hat = alpha * np.dot(g, M1 * P.H1)
+    psi_o = ps_hat * psi2 * i1      # psi2: |W Pi zeta|^2 -> psi2 tr(Omega)/N
+    # (q1, q2): q_hat = a0 + A q and q = B q_hat + b0
+    base = P.HH + noise**2 + c * c - 2.0 * c * P.H - 2.0 * M1 * psi_o * P.H1
+    g2 = w / (1.0 + Vk) ** 2
+    a0 = alpha * np.array([np.dot(g2, M1**2 * base), np.dot(g2, M2 * base)])
+    Aq = alpha * np.array([[np.dot(g2, M1**4), np.dot(g2, M1**2 * M2)],
+                           [np.dot(g2, M1**2 * M2), np.dot(g2, M2 * M2)]])
+    B = np.array([[j2, j1], [j1, j0]])
+    b0 = np.array([th_hat**2 * P.c_b * psi2 * j1 + ps_hat**2 * psi2 * j2,
+                   th_hat**2 * P.c_b * psi2 * j0 + ps_hat**2 * psi2 * j1])
+    q1, q2 = np.linalg.solve(np.eye(2) - B @ Aq, B @ a0 + b0)
+    risk = np.dot(w, P.HH + c * c - 2.0 * c * P.H - 2.0 * M1 * psi_o * P.H1
+                  + M1**2 * q1 + M2 * q2)
+    return dict(risk=float(risk), m=float(m), theta=float(theta), psi_o=float(psi_o),
+                q1=float(q1), q2=float(q2), V1=float(V1), V2=float(V2))
+
+
+def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0) -> dict:
+    r"""The risk and the order parameters of :func:`large_step_risk`.
+
+    Returns a dict of arrays broadcast over ``eta_scale`` and ``lam`` with keys ``risk``,
+    ``m``, ``theta``, ``psi_o``, ``q1``, ``q2``, ``V1``, ``V2``, ``r``, ``c_b`` and the float
+    ``gamma``.
+    """
+    s = as_student(student)
+    t = as_teacher(teacher)
+    psi1 = float(check_positive("psi1", psi1))
+    psi2 = float(check_positive("psi2", psi2))
+    noise = float(check_nonnegative("noise", noise))
+    lam = check_array("lam", lam, positive=True)
+    eta = check_array("eta_scale", eta_scale, positive=False)
+    _check_odd(s)
+    eta_b, lam_b = np.broadcast_arrays(eta, lam)
+    r, cb, gamma = spiked_rf_parameters(s, t, psi1=psi1, eta_scale=np.unique(eta_b),
+                                        noise=noise)
+    alpha = psi1 / psi2
+    keys = ("risk", "m", "theta", "psi_o", "q1", "q2", "V1", "V2", "r", "c_b")
+    out = {key: np.empty(eta_b.shape) for key in keys}
+    points = {}
+    for idx in np.ndindex(eta_b.shape):
+        e = float(eta_b[idx])
+        if e not in points:
+            j = int(np.searchsorted(np.unique(eta_b), e))
+            points[e] = (_NodeTables(s, t, r=float(r[j]), c_b=float(cb[j]), gamma=gamma),
+                         float(r[j]), float(cb[j]))
+        P, rj, cj = points[e]
+        res = _solve(P, alpha=alpha, lam_eff=float(lam_b[idx]) * alpha, psi2=psi2,
+                     noise=noise)
+        res.update(r=rj, c_b=cj)
+        for key in keys:
+            out[key][idx] = res[key]
+    out["gamma"] = gamma
+    return out
+
+
+def large_step_risk(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0):
+    r"""Asymptotic prediction risk of ridge on the features after one large step.
+
+    The limit :math:`n, d, N\to\infty` with :math:`n/d = \psi_1` samples in each stage,
+    :math:`N/d = \psi_2` neurons, step :math:`\eta = \tilde\eta\sqrt N` (``eta_scale``
+    :math:`=\tilde\eta`) from :math:`W_0` with a second layer :math:`a_i = \pm 1/\sqrt N`, then
+    ridge :math:`\frac1n\|y-\Phi a\|^2 + \frac{\lambda}{N}\|a\|^2` on fresh data.  Computed
+    from the spiked random-features model and its conditional Gaussian equivalent (Cui et
+    al. 2024), with Marchenko-Pastur integrals in closed form (see the module docstring for
+    the factors :math:`\psi_2` that differ from their code).
+
+    ``eta_scale = 0`` gives the random-features risk (``mei_montanari_risk``).  The map is not
+    continuous there when :math:`\mu_1\mu_1^* \ne 0`: for any :math:`\tilde\eta > 0` the
+    coordinate :math:`z_v` enters the features through :math:`\mu_0(z_v)`, which the
+    unpenalised mean direction of the readout fits for free.
+
+    Parameters
+    ----------
+    student : str, callable or Activation
+        An odd activation (raises ``ValueError`` otherwise; see the module docstring).
+    teacher : str, callable or Activation
+        The teacher link (centred, as everywhere in the book).
+    psi1, psi2 : float
+        :math:`n/d` and :math:`N/d`, > 0.
+    lam : float or 1-d array
+        Ridge penalties (> 0) in the book's scaling.
+    eta_scale : float or 1-d array
+        :math:`\tilde\eta = \eta/\sqrt N \ge 0`; broadcasts against ``lam``.
+    noise : float
+        Label-noise standard deviation in both stages (>= 0); the risk excludes it.
+
+    Returns
+    -------
+    float or ndarray
+        A float when ``lam`` and ``eta_scale`` are scalars, else the broadcast array.
+
+    Raises
+    ------
+    ValueError
+        For bad input (names the parameter).
+    LargeStepConvergenceError
+        (a ``RuntimeError``) when the fixed point does not converge.
+    """
+    risk = large_step_parts(student, teacher, psi1=psi1, psi2=psi2, lam=lam,
+                            eta_scale=eta_scale, noise=noise)["risk"]
+    return float(risk) if risk.ndim == 0 else risk

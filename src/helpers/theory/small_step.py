@@ -96,7 +96,7 @@ def _g_and_derivative(s, eta, mu1, psi2, a2, tau2):
 
 
 def small_step_parts(student, teacher, *, psi1, psi2, lam, eta, noise=0.0,
-                     width=None) -> dict:
+                     width=None, check_regime=True) -> dict:
     r"""Every piece of the asymptotic small-step risk (see :func:`small_step_risk`).
 
     Returns
@@ -127,7 +127,7 @@ def small_step_parts(student, teacher, *, psi1, psi2, lam, eta, noise=0.0,
         check_positive("width", width, integer=True)
         where, limit = "", ETA_PER_NEURON_LIMIT
     move = float(np.max(eta_arr, initial=0.0)) * abs(s.mu1) * math.sqrt(a2 + tau2)
-    if move / math.sqrt(width) > limit:
+    if check_regime and move / math.sqrt(width) > limit:
         warnings.warn(
             f"eta = {np.max(eta_arr):g} moves each neuron by about "
             f"{move / math.sqrt(width):.2f} of its norm at width {width}{where}: beyond "
@@ -161,7 +161,8 @@ def small_step_parts(student, teacher, *, psi1, psi2, lam, eta, noise=0.0,
                 alignment=q0 / a2)
 
 
-def small_step_risk(student, teacher, *, psi1, psi2, lam, eta, noise=0.0, width=None):
+def small_step_risk(student, teacher, *, psi1, psi2, lam, eta, noise=0.0, width=None,
+                    check_regime=True):
     r"""Asymptotic prediction risk of ridge on :math:`\sigma(W_1^\top x)` after one step.
 
     The limit :math:`n, d, N \to \infty` with :math:`n/d = \psi_1`, :math:`N/d = \psi_2` and
@@ -189,8 +190,10 @@ def small_step_risk(student, teacher, *, psi1, psi2, lam, eta, noise=0.0, width=
         longer applies at that width (the large-step regime :math:`\eta \sim \sqrt N`).
         Default: the paper's width, :math:`N = \psi_2 \cdot 512` (``REFERENCE_DIM``), with
         the looser limit ``REFERENCE_LIMIT`` (a neuron moving by its own norm).  The
-        formula itself is the :math:`d \to \infty` limit at fixed ``eta``; silence the
-        warning with :func:`warnings.catch_warnings` when exploring ``eta`` beyond it.
+        formula itself is the :math:`d \to \infty` limit at fixed ``eta``.
+    check_regime : bool
+        ``False`` evaluates the formula beyond that limit without the warning (for drawing
+        the small-step theory into the large-step regime on purpose, as chapter 5 does).
 
     Returns
     -------
@@ -205,7 +208,7 @@ def small_step_risk(student, teacher, *, psi1, psi2, lam, eta, noise=0.0, width=
         If the effective-penalty equation does not converge.
     """
     risk = small_step_parts(student, teacher, psi1=psi1, psi2=psi2, lam=lam, eta=eta,
-                            noise=noise, width=width)["risk"]
+                            noise=noise, width=width, check_regime=check_regime)["risk"]
     return float(risk) if risk.ndim == 0 else risk
 
 

@@ -1,0 +1,188 @@
+r"""Two (or a few) gradient steps on the first layer: fresh batches or the same batch (chapter 7).
+
+The step is the book's (:mod:`helpers.first_step`, eq. 2.1 of Ba et al.):
+:math:`W_{t+1} = W_t + \eta\sqrt N\,G(W_t; X_t, y_t)`, the second layer fixed.  A *fresh*
+protocol draws a new batch :math:`(X_t, y_t)` of ``n`` samples for every step; a *reused*
+protocol takes every step on the first batch (multi-pass gradient descent, as in Dandi et al.,
+2024).  Both start from the same :math:`W_0` and take their first step on the same batch, so
+they differ only through the batches of the later steps.
+
+Functions
+---------
+steps_on_batches        W_0, ..., W_T for a given list of batches
+two_steps               W_1, W_2 for a first batch and (optionally) a second one
+transformed_label_vector  (1/n) X^T T(y): the direction a step on transformed labels points to
+top_direction_overlap   share of span(B) in the top left singular vector of a weight change
+run_steps               one seeded run of the three protocols (one step, fresh, reused)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import (
+    check_choice,
+    check_integer,
+    check_lambdas,
+    check_matrix,
+    check_nonnegative,
+    check_positive,
+)
+from .activations import as_student
+from .data import SECOND_LAYERS, init_student, sample_data
+from .first_step import first_step_gradient, one_step
+from .multi_index import direction_overlaps, readout_risk, sample_directions
+
+__all__ = ["PROTOCOLS", "steps_on_batches", "two_steps", "transformed_label_vector",
+           "top_direction_overlap", "run_steps"]
+
+#: The protocols of :func:`run_steps`, in order.
+PROTOCOLS = ("one step", "fresh", "reused")
+
+
+def _check_batch(name, X, y, d):
+    X = check_matrix(f"X of {name}", X, 2, (None, d))
+    y = check_matrix(f"y of {name}", y, 1, (X.shape[0],))
+    return X, y
+
+
+def steps_on_batches(W0, a, student, batches, *, eta) -> list:
+    r"""Steps :math:`W_{t+1} = W_t + \eta_t\sqrt N\,G(W_t; X_t, y_t)`, one per batch.
+
+    Parameters
+    ----------
+    W0 : ndarray of shape (d, N)
+    a : ndarray of shape (N,)
+    student : str, callable or Activation
+    batches : sequence of (X, y)
+        ``X`` of shape (n_t, d), ``y`` of shape (n_t,); pass the same pair twice to reuse it.
+    eta : float or sequence of float
+        Learning rate(s) (>= 0) in the book's scaling; one per step, or one for all.
+
+    Returns
+    -------
+    Ws : list of ndarray of shape (d, N)
+        ``[W_0, W_1, ..., W_T]`` (``W_0`` a copy).
+    """
+    W = check_matrix("W0", W0, 2).copy()
+    a = check_matrix("a", a, 1, (W.shape[1],))
+    batches = list(batches)
+    if not batches:
+        raise ValueError("batches must hold at least one (X, y) pair; got none")
+    etas = np.broadcast_to(np.asarray(eta, dtype=float), (len(batches),)) \
+        if np.ndim(eta) == 0 else np.asarray(eta, dtype=float)
+    if etas.shape != (len(batches),):
+        raise ValueError(f"eta must be a number or one per batch ({len(batches)}); got "
+                         f"{len(etas)} values")
+    for e in etas:
+        check_nonnegative("eta", float(e))
+    student = as_student(student)
+    Ws = [W.copy()]
+    for t, ((X, y), e) in enumerate(zip(batches, etas, strict=True)):
+        X, y = _check_batch(f"batch {t}", X, y, W.shape[0])
+        W = one_step(W, first_step_gradient(X, y, W, a, student), float(e))
+        Ws.append(W)
+    return Ws
+
+
+def two_steps(X, y, W0, a, student, *, eta1, eta2, X2=None, y2=None):
+    r"""Two steps: the first on ``(X, y)``, the second on ``(X2, y2)`` (fresh) or, when these
+    are omitted, on ``(X, y)`` again (reused).
+
+    Returns
+    -------
+    W1, W2 : ndarray of shape (d, N)
+    """
+    if (X2 is None) != (y2 is None):
+        raise ValueError("X2 and y2 must be given together (fresh batch) or both omitted "
+                         "(reused batch)")
+    second = (X, y) if X2 is None else (X2, y2)
+    _, W1, W2 = steps_on_batches(W0, a, student, [(X, y), second], eta=[eta1, eta2])
+    return W1, W2
+
+
+def transformed_label_vector(X, y, transform=None) -> np.ndarray:
+    r""":math:`\frac1n X^\top T(y)`, the direction that a gradient on the labels
+    :math:`T(y)` points to (``transform=None``: :math:`T(y) = y`); shape (d,)."""
+    X = check_matrix("X", X, 2)
+    y = check_matrix("y", y, 1, (X.shape[0],))
+    t = y if transform is None else np.asarray(transform(y), dtype=float)
+    if t.shape != y.shape:
+        raise ValueError(f"transform must map shape {y.shape} to the same shape; got {t.shape}")
+    return X.T @ t / X.shape[0]
+
+
+def top_direction_overlap(dW, B) -> float:
+    r"""Share of span(B) in the top left singular vector :math:`u_1` of ``dW`` (d, N):
+    :math:`\|B^\top u_1\|^2` (about k/d for a direction that knows nothing)."""
+    dW = check_matrix("dW", dW, 2)
+    B = check_matrix("B", B, 2, (dW.shape[0], None))
+    u1 = np.linalg.svd(dW, full_matrices=False)[0][:, 0]
+    return float(np.sum((B.T @ u1) ** 2))
+
+
+def run_steps(teacher, *, d: int, psi1: float, psi2: float, eta: float, k: int = 1,
+              steps: int = 2, student="relu", second_layer: str = "rademacher",
+              lam=None, n_test: int = 4000, seed=0) -> dict:
+    r"""One seeded run of three protocols from the same :math:`W_0` and first batch:
+    ``"one step"`` (:math:`W_1`), ``"fresh"`` (``steps`` steps, a new batch each) and
+    ``"reused"`` (``steps`` steps on the first batch).
+
+    Parameters
+    ----------
+    teacher : callable
+        Maps the projections ``Z = X @ B`` of shape (n, k) to labels of shape (n,).
+    d : int
+    psi1, psi2 : float
+        ``n = round(psi1 d)`` samples per batch, ``N = round(psi2 d)`` neurons.
+    eta : float
+        Learning rate of every step (book's scaling: the neuron moves by about
+        :math:`\eta |a_i|\sqrt N` times the average gradient).
+    k : int
+        Number of teacher directions.
+    steps : int
+        Steps of the fresh and reused protocols (>= 2).
+    student : str, callable or Activation
+    second_layer : {"gaussian", "rademacher"}
+    lam : float or sequence, optional
+        Ridge penalties for the readout risk (ridge on fresh data, :func:`readout_risk`);
+        None skips the risk.
+    n_test : int
+    seed : int or sequence of int
+
+    Returns
+    -------
+    dict
+        protocol -> {"overlaps": RMS cosine of the neurons with each direction, shape (k,);
+        "top": :func:`top_direction_overlap` of :math:`W_T - W_0`;
+        "risk": ndarray (one per penalty) when ``lam`` is given}.
+    """
+    check_positive("d", d, integer=True)
+    check_positive("psi1", psi1)
+    check_positive("psi2", psi2)
+    check_nonnegative("eta", eta)
+    check_integer("k", k, minimum=1)
+    check_integer("steps", steps, minimum=2)
+    check_choice("second_layer", second_layer, SECOND_LAYERS)
+    check_positive("n_test", n_test, integer=True)
+    if not callable(teacher):
+        raise ValueError(f"teacher must be a callable of the (n, k) projections; got "
+                         f"{type(teacher).__name__}")
+    lam = None if lam is None else check_lambdas(lam)
+    n, N = max(1, round(psi1 * d)), max(1, round(psi2 * d))
+    r_teacher, r_init, r_batch, r_fresh, r_ridge = np.random.default_rng(seed).spawn(5)
+    B = sample_directions(d, k, rng=r_teacher)
+    W0, a = init_student(d, N, rng=r_init, second_layer=second_layer)
+    first = sample_data(n, B, teacher, rng=r_batch)
+    fresh = [first] + [sample_data(n, B, teacher, rng=r_fresh) for _ in range(steps - 1)]
+    runs = {"one step": steps_on_batches(W0, a, student, [first], eta=eta)[-1],
+            "fresh": steps_on_batches(W0, a, student, fresh, eta=eta)[-1],
+            "reused": steps_on_batches(W0, a, student, [first] * steps, eta=eta)[-1]}
+    out = {}
+    for name, W in runs.items():
+        res = {"overlaps": direction_overlaps(W, B), "top": top_direction_overlap(W - W0, B)}
+        if lam is not None:
+            res["risk"] = readout_risk(W, student, B, teacher, n=n, lam=lam, n_test=n_test,
+                                       rng=np.random.default_rng(r_ridge.spawn(1)[0]))[0]
+        out[name] = res
+    return out

@@ -1,0 +1,106 @@
+"""Two gradient steps, fresh or reused batch (helpers.two_steps)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from helpers import first_step_gradient, init_student, one_step
+from helpers import two_steps as ts
+from helpers.multi_index import sample_directions
+
+
+def he3(Z):
+    return Z[:, 0] ** 3 - 3 * Z[:, 0]
+
+
+def _setup(seed=0, d=12, n=30, N=8):
+    rng = np.random.default_rng(seed)
+    B = sample_directions(d, 1, rng=rng)
+    W0, a = init_student(d, N, rng=rng, second_layer="rademacher")
+    X, X2 = rng.standard_normal((2, n, d))
+    return B, W0, a, X, he3(X @ B), X2, he3(X2 @ B)
+
+
+def test_shapes_and_inputs_untouched():
+    B, W0, a, X, y, X2, y2 = _setup()
+    W0c = W0.copy()
+    Ws = ts.steps_on_batches(W0, a, "relu", [(X, y), (X2, y2), (X, y)], eta=0.5)
+    assert len(Ws) == 4 and all(W.shape == W0.shape for W in Ws)
+    np.testing.assert_array_equal(W0, W0c)
+    np.testing.assert_array_equal(Ws[0], W0)
+
+
+def test_two_steps_match_the_core_step_by_hand():
+    B, W0, a, X, y, X2, y2 = _setup(1)
+    W1, W2 = ts.two_steps(X, y, W0, a, "tanh", eta1=0.7, eta2=0.3, X2=X2, y2=y2)
+    W1h = one_step(W0, first_step_gradient(X, y, W0, a, "tanh"), 0.7)
+    W2h = one_step(W1h, first_step_gradient(X2, y2, W1h, a, "tanh"), 0.3)
+    np.testing.assert_allclose(W1, W1h, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(W2, W2h, rtol=0, atol=1e-13)
+
+
+def test_reused_differs_from_fresh_only_through_the_batch():
+    B, W0, a, X, y, X2, y2 = _setup(2)
+    W1r, W2r = ts.two_steps(X, y, W0, a, "relu", eta1=1.0, eta2=1.0)
+    W1f, W2f = ts.two_steps(X, y, W0, a, "relu", eta1=1.0, eta2=1.0, X2=X2, y2=y2)
+    np.testing.assert_array_equal(W1r, W1f)  # same first step
+    # a "fresh" batch that is the first batch again gives the reused run exactly
+    _, W2same = ts.two_steps(X, y, W0, a, "relu", eta1=1.0, eta2=1.0, X2=X, y2=y)
+    np.testing.assert_array_equal(W2same, W2r)
+    assert not np.allclose(W2r, W2f)
+
+
+def test_transformed_label_vector_and_top_overlap():
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((50, 7))
+    y = rng.standard_normal(50)
+    np.testing.assert_allclose(ts.transformed_label_vector(X, y), X.T @ y / 50)
+    np.testing.assert_allclose(ts.transformed_label_vector(X, y, np.abs), X.T @ np.abs(y) / 50)
+    B = np.eye(7)[:, :1]
+    dW = np.outer(B[:, 0], np.ones(5)) * 10 + 0.01 * rng.standard_normal((7, 5))
+    assert ts.top_direction_overlap(dW, B) == pytest.approx(1.0, abs=1e-4)
+
+
+def test_run_steps_reproducible_and_protocols_share_the_first_step():
+    kw = dict(d=16, psi1=2, psi2=1, eta=2 * math.sqrt(16), lam=[0.1, 1.0], n_test=200)
+    r1 = ts.run_steps(he3, seed=[0, 5], **kw)
+    r2 = ts.run_steps(he3, seed=[0, 5], **kw)
+    assert set(r1) == set(ts.PROTOCOLS)
+    for p in ts.PROTOCOLS:
+        np.testing.assert_array_equal(r1[p]["overlaps"], r2[p]["overlaps"])
+        np.testing.assert_array_equal(r1[p]["risk"], r2[p]["risk"])
+        assert r1[p]["overlaps"].shape == (1,) and r1[p]["risk"].shape == (2,)
+        assert 0 <= r1[p]["top"] <= 1
+    r3 = ts.run_steps(he3, seed=[1, 5], **kw)
+    assert not np.array_equal(r1["reused"]["overlaps"], r3["reused"]["overlaps"])
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"d": 0}, "d must be"), ({"psi1": -1.0}, "psi1"), ({"eta": -1.0}, "eta"),
+    ({"steps": 1}, "steps"), ({"second_layer": "uniform"}, "second_layer"),
+    ({"lam": [-1.0]}, "lam"), ({"n_test": 0}, "n_test"),
+])
+def test_run_steps_bad_arguments(kwargs, match):
+    kw = dict(d=8, psi1=2, psi2=1, eta=1.0)
+    kw.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        ts.run_steps(he3, **kw)
+
+
+def test_bad_batches_raise():
+    B, W0, a, X, y, X2, y2 = _setup()
+    with pytest.raises(ValueError, match="batches"):
+        ts.steps_on_batches(W0, a, "relu", [], eta=1.0)
+    with pytest.raises(ValueError, match="eta must be a number or one per batch"):
+        ts.steps_on_batches(W0, a, "relu", [(X, y)], eta=[1.0, 2.0])
+    with pytest.raises(ValueError, match="eta"):
+        ts.steps_on_batches(W0, a, "relu", [(X, y)], eta=-1.0)
+    with pytest.raises(ValueError, match="X of batch 0"):
+        ts.steps_on_batches(W0, a, "relu", [(X[:, :3], y)], eta=1.0)
+    with pytest.raises(ValueError, match="together"):
+        ts.two_steps(X, y, W0, a, "relu", eta1=1.0, eta2=1.0, X2=X2)
+    with pytest.raises(ValueError, match="teacher"):
+        ts.run_steps("tanh", d=8, psi1=1, psi2=1, eta=1.0)
+    with pytest.raises(ValueError, match="transform"):
+        ts.transformed_label_vector(X, y, lambda t: t[:3])
