@@ -12,7 +12,8 @@
 #      installed, and run every chapter and the landing page as a script (jupytext --to py,
 #      quick scale, MPLBACKEND=Agg, in its folder, under binder/start), hidden checks
 #      included.
-# Usage: tools/check_binder_recipe.sh [--worktree] [--keep] [--full-install-only]
+# Usage: tools/check_binder_recipe.sh [--worktree] [--keep] [--install-only] [--full-install-only]
+#   --install-only: stop after timing the install of binder/requirements.txt;
 #   --full-install-only: time the install of the root requirements.txt instead (what Binder
 #   installed before binder/ existed) and stop there: the "before" of the comparison.
 # Needs the Python named in binder/runtime.txt (e.g. python3.11) and the package index.
@@ -22,12 +23,15 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 MODE=head
 KEEP=0
 FULL=0
+ONLY=0
 for arg in "$@"; do
   case "$arg" in
     --worktree) MODE=worktree ;;
     --keep) KEEP=1 ;;
-    --full-install-only) FULL=1 ;;
-    *) echo "unknown option: $arg (use --worktree, --keep, --full-install-only)" >&2; exit 2 ;;
+    --install-only) ONLY=1 ;;
+    --full-install-only) FULL=1; ONLY=1 ;;
+    *) echo "unknown option: $arg (use --worktree, --keep, --install-only, --full-install-only)" >&2
+       exit 2 ;;
   esac
 done
 
@@ -66,7 +70,7 @@ start=$SECONDS
 echo "install: $((SECONDS - start)) s for $REQS; $(pip list --format=freeze 2>/dev/null | wc -l) packages;" \
      "$(du -sm "$WORK/env" | cut -f1) MB"
 pip check
-[ "$FULL" = 0 ] || exit 0
+[ "$ONLY" = 0 ] || exit 0
 echo "== postBuild"
 (cd "$REPO" && ./binder/postBuild)
 
