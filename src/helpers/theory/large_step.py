@@ -269,7 +269,7 @@ def _solve(P: _NodeTables, *, alpha, lam_eff, psi2, noise):
     parameters :math:`m, \theta, \psi_o, q_1, q_2` and the three quadratic forms that carry
     :math:`\psi_2`).  With :math:`z_v` on the outer nodes, the conditional coefficients
     :math:`\mu_j(z_v)` (``M0, M1``, ``M2`` = :math:`\mu_2^2`) and the teacher's moments
-    along :math:`v` (``H`` = :math:`E[f_*\midz_v]`, ``H1``, ``HH``):
+    along :math:`v` (``H`` = :math:`E[f_*\mid z_v]`, ``H1``, ``HH``):
 
     1. :math:`(V_1, V_2)` and their conjugates :math:`(\hat V_1, \hat V_2)` from
        :func:`_solve_V` (energetic half: a weighted average over :math:`z_v` of
