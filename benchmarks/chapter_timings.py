@@ -74,7 +74,7 @@ def run_chapter(md: Path, limit: float, scale: str, env: dict | None = None,
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("chapters", nargs="*", type=Path)
-    ap.add_argument("--scale", choices=("quick", "paper"), default="paper")
+    ap.add_argument("--scale", choices=("quick", "paper"), default="quick")
     ap.add_argument("--limit", type=float, default=900.0, help="seconds per chapter")
     args = ap.parse_args(argv)
     chapters = args.chapters or sorted((ROOT / "chapters").glob("*.md"))
