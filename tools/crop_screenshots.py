@@ -56,8 +56,9 @@ def crop(site: Path, out: Path, spec: list[dict], prefix: str) -> list[str]:
             page.set_viewport_size({"width": item["width"], "height": int(height) + 40})
             element.scroll_into_view_if_needed()
             box = element.bounding_box()
-            clip = {"x": 0, "y": max(box["y"] - MARGIN, 0), "width": item["width"],
-                    "height": height}
+            left = max(box["x"] - MARGIN, 0)  # what the window shows of the element
+            clip = {"x": left, "y": max(box["y"] - MARGIN, 0), "height": height,
+                    "width": min(box["width"] + 2 * MARGIN, item["width"] - left)}
             page.screenshot(path=str(out / f"{prefix}-{item['name']}.png"), clip=clip)
             page.close()
         browser.close()
