@@ -27,12 +27,10 @@ MARGIN = 12  # px around the element
 
 
 def _chromium() -> str:
-    for name in filter(None, [os.environ.get("CHROMIUM"), "chromium", "chromium-browser",
-                              "google-chrome"]):
-        path = shutil.which(name)
-        if path:
-            return path
-    sys.exit("no Chromium found (apt-get install -y chromium)")
+    """The browser the browser tests use: $CHROMIUM, else the first Chromium on the PATH."""
+    names = (os.environ.get("CHROMIUM"), "chromium", "chromium-browser", "google-chrome")
+    found = [shutil.which(name) for name in names if name]
+    return next(filter(None, found), None) or sys.exit("no Chromium (apt-get install chromium)")
 
 
 def crop(site: Path, out: Path, spec: list[dict], prefix: str) -> list[str]:
