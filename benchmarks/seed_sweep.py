@@ -65,7 +65,7 @@ def table(rows: list[dict], pages: list[str], seeds: list[int]) -> str:
                 last = (r.get("error") or "").splitlines()[-1:] or [""]
                 failures.append(f"- BOOK_SEED={s}, {p}: {r['status']}: `{last[0]}`")
         lines.append(f"| {s} | " + " | ".join(out) + " |")
-    ran = [r for r in rows if (r["seed"], r["chapter"]) in cell]
+    ran = list(cell.values())
     ok = sum(r["status"] == "ok" for r in ran)
     summary = f"{ok} of {len(ran)} runs passed"
     tail = "".join(f + "\n" for f in failures)
@@ -73,20 +73,25 @@ def table(rows: list[dict], pages: list[str], seeds: list[int]) -> str:
 
 
 def combine(logs: list[Path], md_out: Path) -> int:
-    """One table from several sweeps' logs (for example pages swept at different times)."""
+    """One table from several sweeps' logs (for example pages swept at different times).
+
+    Where two logs hold the same page at the same seed, the later one on the command line
+    counts (a page re-swept after a fix replaces its earlier runs)."""
     rows, heads = [], []
     for path in logs:
         data = json.loads(path.read_text(encoding="utf-8"))
         rows += data["rows"]
         heads.append(f"- `{path.name}`: commit {data['commit']}, started {data['started']}, "
                      f"{len(data['rows'])} runs, {data['cores']} cores")
+    rows = list({(r["seed"], r["chapter"]): r for r in rows}.values())  # the later counts
     names = list(dict.fromkeys(r["chapter"] for r in rows))
     seeds = sorted({r["seed"] for r in rows})
     md_out.write_text(
         f"# Hidden checks at BOOK_SEED = {seeds[0]}-{seeds[-1]} (quick scale)\n\n"
         "Combined from the sweeps below (`python benchmarks/seed_sweep.py --combine ...`); "
         "each page runs as a script in a fresh process, and a hidden assertion that fails "
-        "fails the run.\n\n" + "\n".join(heads) + "\n\n" + table(rows, names, seeds),
+        "fails the run. Where two sweeps ran the same page at the same seed, the later in "
+        "this list counts.\n\n" + "\n".join(heads) + "\n\n" + table(rows, names, seeds),
         encoding="utf-8")
     print(md_out.read_text(encoding="utf-8"))
     return 0 if all(r["status"] == "ok" for r in rows) else 1
