@@ -7,7 +7,7 @@ width, in the light theme, scrolled into view and photographed with its own boun
     python tools/crop_screenshots.py SITE OUT_DIR SPEC.json [--prefix before]
 
 ``SPEC.json`` is a list of ``{"name": ..., "page": "chapters/03_small_step.html",
-"selector": "#eq-small-step-sigma", "width": 420}``; a crop is saved as
+"selector": "#equation-eq-small-step-sigma", "width": 420}``; a crop is saved as
 ``OUT_DIR/<prefix>-<name>.png``. A selector that matches nothing is reported and skipped.
 Chromium as for the browser tests (``CHROMIUM`` or the first on the PATH).
 """
