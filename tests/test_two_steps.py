@@ -104,3 +104,60 @@ def test_bad_batches_raise():
         ts.run_steps("tanh", d=8, psi1=1, psi2=1, eta=1.0)
     with pytest.raises(ValueError, match="transform"):
         ts.transformed_label_vector(X, y, lambda t: t[:3])
+
+
+def test_singular_values_top_match_the_svd():
+    rng = np.random.default_rng(3)
+    for shape in [(9, 14), (14, 9)]:
+        W = rng.standard_normal(shape)
+        full = np.linalg.svd(W, compute_uv=False)
+        np.testing.assert_allclose(ts.singular_values(W), full)
+        np.testing.assert_allclose(ts.singular_values(W, top=3), full[:3], rtol=1e-10)
+    with pytest.raises(ValueError, match="top"):
+        ts.singular_values(W, top=0)
+
+
+def test_count_outliers_known_spectrum():
+    s = np.array([5.0, 2.2, 2.03, 1.9])
+    assert ts.count_outliers(s, 2.0, margin=0.02) == 2  # 5 and 2.2; 2.03 < 2.04
+    assert ts.count_outliers(s, 2.0, margin=0.0) == 3
+    assert ts.count_outliers(s, 6.0, margin=0.0) == 0
+    with pytest.raises(ValueError, match="edge"):
+        ts.count_outliers(s, -1.0, margin=0.0)
+    with pytest.raises(ValueError, match="margin"):
+        ts.count_outliers(s, 2.0, margin=-0.1)
+
+
+def test_second_step_spectra_a_planted_spike_and_reproducibility():
+    # a linear teacher with a large first step: W_1 has one outlier along beta (known answer:
+    # the first step's spike), and the second step's change points to beta on either batch
+    def lin(Z):
+        return Z[:, 0]
+
+    kw = dict(d=60, psi1=8, psi2=1, eta1=3.0, eta2=3.0, student="tanh", top=4)
+    r = ts.second_step_spectra(lin, seed=[0, 1], **kw)
+    assert set(r) == {"W0", "W1", "reused", "fresh", "cos2"}
+    assert all(r[k].shape == (4,) for k in ("W0", "W1", "reused", "fresh"))
+    assert ts.count_outliers(r["W0"], r["W0"][0], margin=0.0) == 0
+    assert ts.count_outliers(r["W1"], r["W0"][0], margin=0.1) == 1
+    assert min(r["cos2"].values()) > 0.5  # 1/d = 0.017 for a direction that knows nothing
+    r2 = ts.second_step_spectra(lin, seed=[0, 1], **kw)
+    np.testing.assert_array_equal(r["reused"], r2["reused"])
+    assert r["cos2"] == r2["cos2"]
+    # no step at all: every matrix is W_0
+    r0 = ts.second_step_spectra(lin, seed=[0, 1], **{**kw, "eta1": 0.0, "eta2": 0.0})
+    np.testing.assert_allclose(r0["reused"], r0["W0"])
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"d": 0}, "d must be"), ({"psi2": 0.0}, "psi2"), ({"eta1": -1.0}, "eta1"),
+    ({"eta2": -1.0}, "eta2"), ({"second_layer": "uniform"}, "second_layer"),
+    ({"top": 0}, "top"),
+])
+def test_second_step_spectra_bad_arguments(kwargs, match):
+    kw = dict(d=8, psi1=2, psi2=1, eta1=1.0, eta2=1.0, student="tanh")
+    kw.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        ts.second_step_spectra(he3, **kw)
+    with pytest.raises(ValueError, match="teacher"):
+        ts.second_step_spectra("tanh", d=8, psi1=2, psi2=1, eta1=1.0, eta2=1.0, student="tanh")

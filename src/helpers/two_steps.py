@@ -14,11 +14,16 @@ two_steps               W_1, W_2 for a first batch and (optionally) a second one
 transformed_label_vector  (1/n) X^T T(y): the direction a step on transformed labels points to
 top_direction_overlap   share of span(B) in the top left singular vector of a weight change
 run_steps               one seeded run of the three protocols (one step, fresh, reused)
+singular_values         the largest singular values of a weight matrix
+count_outliers          how many singular values lie above a measured bulk edge
+second_step_spectra     one seeded run: spectra of W_0, W_1 and W_2 (fresh and reused) and what
+                        the second step's change points to
 """
 
 from __future__ import annotations
 
 import numpy as np
+from scipy import linalg
 
 from ._validation import (
     check_choice,
@@ -37,7 +42,8 @@ from .ridge import ridge_path
 from .risk import prediction_risk
 
 __all__ = ["PROTOCOLS", "steps_on_batches", "two_steps", "transformed_label_vector",
-           "top_direction_overlap", "run_steps"]
+           "top_direction_overlap", "run_steps", "singular_values", "count_outliers",
+           "second_step_spectra"]
 
 #: The protocols of :func:`run_steps`, in order.
 PROTOCOLS = ("one step", "fresh", "reused")
@@ -192,4 +198,103 @@ def run_steps(teacher, *, d: int, psi1: float, psi2: float, eta: float, k: int =
             res["risk"] = prediction_risk(W, coef, student, teacher, B, n_test=n_test,
                                           rng=rng)[0]
         out[name] = res
+    return out
+
+
+def _top_eigh(W, top: int):
+    """The ``top`` largest eigenpairs of the smaller Gram matrix of ``W`` (decreasing), and
+    whether that Gram is :math:`W W^\\top` (left vectors) or :math:`W^\\top W`."""
+    left = W.shape[0] <= W.shape[1]
+    C = W @ W.T if left else W.T @ W
+    m = C.shape[0]
+    top = min(top, m)
+    vals, vecs = linalg.eigh(C, subset_by_index=[m - top, m - 1])
+    return np.sqrt(np.clip(vals[::-1], 0.0, None)), vecs[:, ::-1], left
+
+
+def singular_values(W, top: int | None = None) -> np.ndarray:
+    """The singular values of ``W`` in decreasing order (the ``top`` largest when given;
+    these come from the top eigenvalues of the smaller Gram matrix, several times faster
+    than a full SVD at the sizes of chapter 7)."""
+    W = check_matrix("W", W, 2)
+    if top is None:
+        return np.linalg.svd(W, compute_uv=False)
+    check_integer("top", top, minimum=1)
+    return _top_eigh(W, top)[0]
+
+
+def count_outliers(s, edge: float, *, margin: float) -> int:
+    r"""How many of the singular values ``s`` exceed the bulk edge by more than a relative
+    ``margin``: :math:`\#\{j : s_j > (1 + \text{margin})\,\text{edge}\}`.
+
+    ``edge`` is measured, for example as the largest singular value of :math:`W_0`; the
+    margin should come from that edge's run-to-run spread.
+    """
+    s = check_matrix("s", s, 1)
+    check_positive("edge", edge)
+    check_nonnegative("margin", margin)
+    return int(np.sum(s > (1.0 + margin) * edge))
+
+
+def second_step_spectra(teacher, *, d: int, psi1: float, psi2: float, eta1: float,
+                        eta2: float, student, second_layer: str = "gaussian", top: int = 4,
+                        seed=0) -> dict:
+    r"""One seeded run of a first step and a second step on the same or on a fresh batch.
+
+    From :math:`W_0` and a first batch, :math:`W_1` is one step of size ``eta1``; then
+    :math:`W_2` is one step of size ``eta2`` on the first batch again (``"reused"``) or on a
+    fresh one (``"fresh"``).  Returns the largest singular values of each matrix, and the
+    squared cosine of :math:`\beta_*` with the top left singular vector of the second step's
+    own change :math:`W_2 - W_1` (about :math:`1/d` for a direction that knows nothing).
+
+    Parameters
+    ----------
+    teacher : callable
+        Maps the projections ``Z = X @ beta[:, None]`` of shape (n, 1) to labels of shape
+        (n,) (as in :func:`run_steps`; no centring by quadrature).
+    d : int
+    psi1, psi2 : float
+        ``n = round(psi1 d)`` samples per batch, ``N = round(psi2 d)`` neurons.
+    eta1, eta2 : float
+        Learning rates (>= 0) of the two steps in the book's scaling.
+    student : str, callable or Activation
+    second_layer : {"gaussian", "rademacher"}
+    top : int
+        How many singular values to return per matrix.
+    seed : int or sequence of int
+
+    Returns
+    -------
+    dict
+        ``"W0"``, ``"W1"``, ``"reused"``, ``"fresh"``: ndarray (top,) of singular values;
+        ``"cos2"``: {"reused": float, "fresh": float}.
+    """
+    check_positive("d", d, integer=True)
+    check_positive("psi1", psi1)
+    check_positive("psi2", psi2)
+    check_nonnegative("eta1", eta1)
+    check_nonnegative("eta2", eta2)
+    check_choice("second_layer", second_layer, SECOND_LAYERS)
+    check_integer("top", top, minimum=1)
+    if not callable(teacher):
+        raise ValueError(f"teacher must be a callable of the (n, 1) projections; got "
+                         f"{type(teacher).__name__}")
+    n, N = max(1, round(psi1 * d)), max(1, round(psi2 * d))
+    r_teacher, r_init, r_batch, r_fresh = np.random.default_rng(seed).spawn(4)
+    B = sample_directions(d, 1, rng=r_teacher)
+    beta = B[:, 0]
+    W0, a = init_student(d, N, rng=r_init, second_layer=second_layer)
+    first = sample_data(n, B, teacher, rng=r_batch)
+    fresh = sample_data(n, B, teacher, rng=r_fresh)
+    W1 = steps_on_batches(W0, a, student, [first], eta=eta1)[-1]
+    W2 = {name: steps_on_batches(W1, a, student, [batch], eta=eta2)[-1]
+          for name, batch in (("reused", first), ("fresh", fresh))}
+    out = {"W0": singular_values(W0, top), "W1": singular_values(W1, top)}
+    out.update({name: singular_values(W, top) for name, W in W2.items()})
+    out["cos2"] = {}
+    for name, W in W2.items():  # top left singular vector of W_2 - W_1, via the Gram matrix
+        dW = W - W1
+        s, vecs, left = _top_eigh(dW, 1)
+        u1 = vecs[:, 0] if left else dW @ vecs[:, 0] / s[0]
+        out["cos2"][name] = float((beta @ u1) ** 2)
     return out
