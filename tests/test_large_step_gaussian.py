@@ -46,7 +46,7 @@ def test_one_magnitude_x_is_the_rademacher_result_at_x_times_the_step():
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-10)
 
 
-@pytest.mark.parametrize("layer", ["gaussian", TWO])
+@pytest.mark.parametrize("layer", ["gaussian", TWO, ([0.0, 0.5, 3.0], [0.2, 0.3, 0.5])])
 @pytest.mark.parametrize("psi1,psi2", [(2.0, 1.0), (4.0, 2.0), (0.5, 3.0)])
 def test_eta_zero_is_the_random_features_risk(layer, psi1, psi2):
     got = large_step_risk("tanh", "tanh", psi1=psi1, psi2=psi2, lam=[1e-3, 0.1],

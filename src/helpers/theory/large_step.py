@@ -42,6 +42,17 @@ then follow from 2 x 2 linear systems.  All Gaussian integrals use the Gauss-Leg
 of :mod:`helpers.quadrature` (20 unit pieces of :math:`[-10, 10]`, 16 nodes each), split at
 the activations' kinks.
 
+**Several magnitudes** (``second_layer="gaussian"`` or ``(magnitudes, weights)``).  With
+:math:`\xi_i = \sqrt N a_i` of several sizes, neuron :math:`i` computes about
+:math:`\sigma(\sqrt{1 + \xi_i^2(c_b - 1)}\langle w_i, x\rangle + \xi_i r z_v)`: the neurons
+form populations by :math:`|\xi_i|` (signs absorbed as above), each with its own
+conditional coefficients, and the fixed point becomes block-structured over populations:
+:math:`J\times J` order parameters :math:`V_1, Q_1`, a free mean direction per population,
+and a generalised Marchenko-Pastur law (:class:`_Resolvent`) in place of the closed forms.
+The Gaussian layer is the half-normal law of :math:`|\xi|` replaced by a Gauss rule
+(:func:`half_normal_rule`).  The derivation and its checks are in
+``notes/gaussian_second_layer.md``.
+
 This module imports only the theory side of the package (activations, argument checks,
 :mod:`helpers.quadrature`, the Marchenko-Pastur law of :mod:`.rmt`).
 """
