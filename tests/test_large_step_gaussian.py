@@ -164,3 +164,17 @@ def test_fixed_points_that_do_not_converge_raise(monkeypatch):
                         lambda fun, x0, **_: types.SimpleNamespace(x=1.5 * x0))
     with pytest.raises(LargeStepConvergenceError, match="2 populations"):
         large_step_risk("tanh", "tanh", **kw)
+
+
+def test_the_root_finder_finishes_a_cut_short_iteration(monkeypatch):
+    kw = dict(psi1=2.0, psi2=1.0, lam=0.01, eta_scale=3.0, second_layer=TWO)
+    full = large_step_risk("tanh", "tanh", **kw)
+    monkeypatch.setattr(els, "_POP_ITER", 2)
+    assert abs(large_step_risk("tanh", "tanh", **kw) - full) < 1e-9
+
+
+def test_atoms_of_the_named_layers():
+    x, p = second_layer_atoms("rademacher")
+    assert list(x) == [1.0] and list(p) == [1.0]
+    with pytest.raises(ValueError, match="atoms must be"):
+        half_normal_rule(10**4)
