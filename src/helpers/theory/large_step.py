@@ -42,6 +42,17 @@ then follow from 2 x 2 linear systems.  All Gaussian integrals use the Gauss-Leg
 of :mod:`helpers.quadrature` (20 unit pieces of :math:`[-10, 10]`, 16 nodes each), split at
 the activations' kinks.
 
+**Several magnitudes** (``second_layer="gaussian"`` or ``(magnitudes, weights)``).  With
+:math:`\xi_i = \sqrt N a_i` of several sizes, neuron :math:`i` computes about
+:math:`\sigma(\sqrt{1 + \xi_i^2(c_b - 1)}\langle w_i, x\rangle + \xi_i r z_v)`: the neurons
+form populations by :math:`|\xi_i|` (signs absorbed as above), each with its own
+conditional coefficients, and the fixed point becomes block-structured over populations:
+:math:`J\times J` order parameters :math:`V_1, Q_1`, a free mean direction per population,
+and a generalised Marchenko-Pastur law (:class:`_Resolvent`) in place of the closed forms.
+The Gaussian layer is the half-normal law of :math:`|\xi|` replaced by a Gauss rule
+(:func:`half_normal_rule`).  The derivation and its checks are in
+``notes/gaussian_second_layer.md``.
+
 This module imports only the theory side of the package (activations, argument checks,
 :mod:`helpers.quadrature`, the Marchenko-Pastur law of :mod:`.rmt`).
 """
@@ -65,6 +76,8 @@ __all__ = [
     "conditional_coefficients",
     "large_step_parts",
     "large_step_risk",
+    "half_normal_rule",
+    "second_layer_atoms",
 ]
 
 _L = 10.0              # Gaussian integrals over [-L, L] (tail mass < 2e-23)
@@ -326,12 +339,19 @@ def _solve(P: _NodeTables, *, alpha, lam_eff, psi2, noise):
                 q1=float(q1), q2=float(q2), V1=float(V1), V2=float(V2))
 
 
-def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0) -> dict:
+def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
+                     second_layer="rademacher") -> dict:
     r"""The risk and the order parameters of :func:`large_step_risk`.
 
     Returns a dict of arrays broadcast over ``eta_scale`` and ``lam`` with keys ``risk``,
     ``m``, ``theta``, ``psi_o``, ``q1``, ``q2``, ``V1``, ``V2``, ``r``, ``c_b`` and the float
-    ``gamma``.
+    ``gamma``.  For ``second_layer="rademacher"`` every order parameter is one number per
+    point.  For any other second layer (:func:`second_layer_atoms`: ``J`` populations by
+    :math:`|\xi|`, with the keys ``magnitudes`` and ``weights`` added) ``m``, ``theta``,
+    ``psi_o``, ``q2``, ``V2`` have a trailing axis of length ``J`` and ``q1``, ``V1`` two
+    (the :math:`J\times J` matrices :math:`Q_1, V_1`); ``r`` and ``c_b`` are those of
+    :math:`|\xi| = 1` (population :math:`j` has :math:`x_jr` and
+    :math:`1 + x_j^2(c_b - 1)`).
     """
     s = as_student(student)
     t = as_teacher(teacher)
@@ -342,6 +362,9 @@ def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0)
     eta = check_array("eta_scale", eta_scale, positive=False)
     _check_odd(s)
     eta_b, lam_b = np.broadcast_arrays(eta, lam)
+    if not (isinstance(second_layer, str) and second_layer == "rademacher"):
+        return _population_parts(s, t, psi1=psi1, psi2=psi2, noise=noise, eta_b=eta_b,
+                                 lam_b=lam_b, atoms=second_layer_atoms(second_layer))
     r, cb, gamma = spiked_rf_parameters(s, t, psi1=psi1, eta_scale=np.unique(eta_b),
                                         noise=noise)
     alpha = psi1 / psi2
@@ -364,7 +387,8 @@ def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0)
     return out
 
 
-def large_step_risk(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0):
+def large_step_risk(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
+                    second_layer="rademacher"):
     r"""Asymptotic prediction risk of ridge on the features after one large step.
 
     The limit :math:`n, d, N\to\infty` with :math:`n/d = \psi_1` samples in each stage,
@@ -394,6 +418,16 @@ def large_step_risk(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0):
         :math:`\tilde\eta = \eta/\sqrt N \ge 0`; broadcasts against ``lam``.
     noise : float
         Label-noise standard deviation in both stages (>= 0); the risk excludes it.
+    second_layer : "rademacher", "gaussian" or (magnitudes, weights)
+        :math:`a_i = \pm1/\sqrt N` (the spiked random-features model above);
+        :math:`a_i\sim N(0, 1/N)` (the paper's layer); or :math:`|\sqrt N a_i|` taking the
+        given magnitudes with the given probabilities, random signs.  With several
+        magnitudes the neurons form populations by :math:`|\xi_i|`: population :math:`j`
+        computes :math:`\sigma(\sqrt{1 + x_j^2(c_b-1)}\langle w_i, x\rangle + x_jrz_v)`, and
+        the fixed point is block-structured over populations, with a generalised
+        Marchenko-Pastur law (:class:`_Resolvent`; notes/gaussian_second_layer.md).  The
+        Gaussian layer is the half-normal law of :math:`|\xi|` replaced by its
+        ``_HALF_NORMAL_ATOMS``-point Gauss rule (:func:`half_normal_rule`).
 
     Returns
     -------
@@ -408,5 +442,398 @@ def large_step_risk(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0):
         (a ``RuntimeError``) when the fixed point does not converge.
     """
     risk = large_step_parts(student, teacher, psi1=psi1, psi2=psi2, lam=lam,
-                            eta_scale=eta_scale, noise=noise)["risk"]
+                            eta_scale=eta_scale, noise=noise,
+                            second_layer=second_layer)["risk"]
     return float(risk) if risk.ndim == 0 else risk
+
+
+# =========================================================================== second layers
+# A second layer with several magnitudes |xi| = |sqrt(N) a|, and the Gaussian one.  The
+# derivation is written out in notes/gaussian_second_layer.md; the docstrings below give the
+# equations in the order the code solves them.
+
+_HALF_NORMAL_ATOMS = 12   # atoms of the Gaussian layer's rule (see tests/test_large_step_gaussian)
+_T_TOL = 1e-14            # relative residual of the generalised Marchenko-Pastur equation
+_T_ITER = 200
+_POP_ITER = 3000          # damped iterations of the (V1, V2) fixed point before a root finder
+_SPAN_RCOND = 1e-10       # singular values of the free mean directions kept (relative)
+
+
+def half_normal_rule(atoms: int):
+    r"""The Gauss rule of the half-normal law: the law of :math:`|\xi|`, :math:`\xi\sim N(0,1)`.
+
+    Returns magnitudes :math:`x_j > 0` and probabilities :math:`p_j` (summing to 1) with
+    :math:`\sum_j p_j f(x_j) = \int_0^\infty f(x)\,2\varphi(x)\,dx` for every polynomial
+    :math:`f` of degree :math:`< 2\,` ``atoms`` (a Gauss rule for the weight
+    :math:`e^{-x^2/2}` on the half line: a half-range Gauss-Hermite rule).  Its Jacobi matrix is
+    computed by the Lanczos process (with full reorthogonalisation) on a fine discretisation
+    of the weight: Gauss-Legendre on 26 unit pieces of :math:`[0, 13]`, 40 nodes each.
+
+    The pair ``half_normal_rule(n)`` is a valid ``second_layer`` of :func:`large_step_risk`:
+    ``second_layer="gaussian"`` is ``half_normal_rule(_HALF_NORMAL_ATOMS)``.
+    """
+    atoms = int(check_positive("atoms", atoms, integer=True))
+    x, w = _half_normal_rule(atoms)
+    return x.copy(), w.copy()
+
+
+_RULES: dict = {}
+
+
+def _half_normal_rule(atoms):
+    if atoms not in _RULES:
+        z, wz = gaussian_rule(nodes=40, half_width=13.0, pieces=26)
+        pos = z > 0
+        x, w = z[pos], 2.0 * wz[pos]                 # the half-normal density 2 phi(x)
+        if atoms > x.size // 4:
+            raise ValueError(f"atoms must be <= {x.size // 4}; got {atoms}")
+        q = np.sqrt(w / w.sum())
+        Q = np.zeros((x.size, atoms))
+        alpha, beta = np.zeros(atoms), np.zeros(atoms)
+        q_prev, b = np.zeros_like(q), 0.0
+        for k in range(atoms):
+            Q[:, k] = q
+            v = x * q - b * q_prev
+            alpha[k] = q @ v
+            v = v - alpha[k] * q
+            v -= Q[:, :k + 1] @ (Q[:, :k + 1].T @ v)    # full reorthogonalisation
+            b = float(np.linalg.norm(v))
+            beta[k] = b
+            q_prev, q = q, v / b
+        jac = np.diag(alpha) + np.diag(beta[:-1], 1) + np.diag(beta[:-1], -1)
+        nodes, vecs = np.linalg.eigh(jac)
+        probs = vecs[0] ** 2
+        _RULES[atoms] = (nodes, probs / probs.sum())
+    return _RULES[atoms]
+
+
+def second_layer_atoms(second_layer):
+    r"""Magnitudes :math:`x_j` and probabilities :math:`p_j` of :math:`|\xi_i| = |\sqrt N a_i|`.
+
+    ``"rademacher"``: one atom at 1.  ``"gaussian"``: :math:`a_i\sim N(0, 1/N)`, the
+    half-normal law of :math:`|\xi|` replaced by its Gauss rule
+    (:func:`half_normal_rule`).  ``(magnitudes, weights)``: :math:`|\xi|` takes the given
+    values (finite, >= 0) with the given probabilities (>= 0, summing to 1 within 1e-9);
+    signs are random (for an odd student they do not matter).
+
+    Raises ``ValueError`` naming ``second_layer`` for anything else.
+    """
+    if isinstance(second_layer, str):
+        if second_layer == "rademacher":
+            return np.array([1.0]), np.array([1.0])
+        if second_layer == "gaussian":
+            return half_normal_rule(_HALF_NORMAL_ATOMS)
+        raise ValueError("second_layer must be 'rademacher', 'gaussian' or a pair "
+                         f"(magnitudes, weights); got {second_layer!r}")
+    try:
+        mags, weights = second_layer
+        mags = np.asarray(mags, dtype=float)
+        weights = np.asarray(weights, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError("second_layer must be 'rademacher', 'gaussian' or a pair "
+                         f"(magnitudes, weights) of 1-d arrays; got {second_layer!r}") from None
+    if mags.ndim != 1 or mags.size == 0:
+        raise ValueError("second_layer: the magnitudes must be a non-empty 1-d array; got "
+                         f"{second_layer[0]!r}")
+    if not np.all(np.isfinite(mags)) or np.any(mags < 0):
+        raise ValueError("second_layer: the magnitudes must be finite numbers >= 0; got "
+                         f"{second_layer[0]!r}")
+    if weights.shape != mags.shape:
+        raise ValueError(f"second_layer: {weights.size} weights for {mags.size} magnitudes; "
+                         "the two arrays must have the same length")
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+        raise ValueError("second_layer: the weights must be finite numbers >= 0; got "
+                         f"{second_layer[1]!r}")
+    if abs(weights.sum() - 1.0) > 1e-9:
+        raise ValueError(f"second_layer: the weights must sum to 1; they sum to "
+                         f"{weights.sum()!r}")
+    return mags, weights
+
+
+class _PopulationTables:
+    r"""The outer nodes :math:`z_v` (= :math:`\kappa`) and, for every population :math:`j`
+    (magnitude :math:`x_j`, probability :math:`p_j`), the conditional coefficients of
+    :math:`\sigma(x_j r\kappa + \sqrt{c_j}z)`, :math:`c_j = 1 + x_j^2(c_b - 1)`:
+    ``M0, M1, M2`` of shape (nodes, J) (``M2`` = :math:`\mu_{2,j}^2`), and the teacher's
+    moments ``H, H1, HH`` along :math:`v` (as in :class:`_NodeTables`).  Atoms of
+    probability 0 are dropped."""
+
+    def __init__(self, student, teacher, *, r, c_b, gamma, magnitudes, weights):
+        keep = weights > 0
+        self.x, self.p = magnitudes[keep], weights[keep]
+        self.c = 1.0 + self.x**2 * (c_b - 1.0)
+        rho = math.sqrt(max(1.0 - gamma * gamma, 0.0))
+        breaks = [kk / gamma for kk in teacher.kinks] if gamma > 0 else []
+        self.k, self.w = _outer_nodes(breaks)
+        cols = [conditional_coefficients(student, self.k, r=xj * r, c_b=cj)
+                for xj, cj in zip(self.x, self.c, strict=True)]
+        self.M0, self.M1, self.M2 = (np.stack([col[i] for col in cols], axis=1)
+                                     for i in range(3))
+        if rho > 0:
+            h, h1, hh = _moments_along(teacher, gamma * self.k, rho)
+        else:
+            f = teacher(self.k)
+            h, h1, hh = f, np.zeros_like(f), f * f
+        self.H, self.H1, self.HH = h, h1, hh
+
+
+class _Resolvent:
+    r"""Deterministic equivalent of :math:`R = S^{-1}`,
+    :math:`S = \mathrm{diag}_j(\Lambda_j) + \sum_{jk}\hat V_{1,jk}P_j\Omega P_k`, with
+    :math:`\Lambda_j = \lambda_C + \hat V_{2,j}`, :math:`\Omega = WW^\top`,
+    :math:`W = D^{1/2}U` (:math:`D_{ii} = c_j` on population :math:`j`, :math:`U` with
+    i.i.d. :math:`N(0, 1/d)` entries), :math:`P_j` the projection on population :math:`j`.
+
+    With :math:`A_{jk} = \sqrt{c_jc_k}\,\hat V_{1,jk}` and :math:`T = \mathrm{diag}(t)`, the
+    matrix Dyson equation of the linear pencil :math:`\begin{pmatrix}\Lambda & \tilde U^\top
+    \\ \tilde U & -A^{-1}\otimes I_d\end{pmatrix}` gives
+
+    .. math::
+
+        t_j = \frac{\psi_2 p_j}{\Lambda_j + \sigma_j},\qquad
+        \sigma_j = \big[A(I + TA)^{-1}\big]_{jj},
+
+    (solved by Newton's method), and then
+
+    .. math::
+
+        V_{2,j} = \tfrac1N\mathrm{tr}\,P_jR = t_j/\psi_2,\qquad
+        V_{1,jk} = \tfrac1N\mathrm{tr}\,RP_j\Omega P_k
+                 = \sqrt{c_jc_k}\,\big[(I+TA)^{-1}T\big]_{jk}/\psi_2 .
+
+    With one population this is the Marchenko-Pastur law; with :math:`A` of rank one it is
+    the Silverstein equation of :math:`\Lambda + BUU^\top B`.  :meth:`derivative` gives the
+    second-order traces :math:`\frac1N\mathrm{tr}\,RXRY = -\partial_Y\frac1N\mathrm{tr}\,RX`
+    by implicit differentiation.
+    """
+
+    def __init__(self, vh1, vh2, *, lam_eff, c, p, psi2, t0=None):
+        self.C = np.sqrt(np.outer(c, c))
+        self.psi2, self.p = psi2, p
+        A = self.C * vh1
+        Lam = lam_eff + vh2
+        J = p.size
+        eye = np.eye(J)
+        t = psi2 * p / (Lam + np.diag(A)) if t0 is None else t0.copy()
+        for _ in range(_T_ITER):
+            M = np.linalg.inv(eye + t[:, None] * A)
+            At = A @ M
+            At = 0.5 * (At + At.T)
+            den = Lam + np.diag(At)
+            f = psi2 * p / den
+            res = t - f
+            if np.max(np.abs(res) / f) < _T_TOL:
+                break
+            jac = eye - (f / den)[:, None] * At**2
+            step = np.linalg.solve(jac, res)
+            new = t - step
+            t = new if np.all(new > 0) and np.all(np.isfinite(new)) else f
+        else:
+            raise LargeStepConvergenceError(
+                "the generalised Marchenko-Pastur equation did not converge (relative "
+                f"residual {np.max(np.abs(res) / f):.1e}) at lambda_C = {lam_eff:g}")
+        self.t, self.M, self.At = t, M, At
+        self.Kt = M * t[None, :]                     # (I + TA)^{-1} T
+        self.Kt = 0.5 * (self.Kt + self.Kt.T)
+        self.jac = eye - (f / den)[:, None] * At**2
+        self.omega = f / den                         # psi2 p_j / (Lam_j + sigma_j)^2
+        self.V1 = self.C * self.Kt / psi2
+        self.V2 = t / psi2
+
+    def derivative(self, dvh1, dvh2):
+        r"""The change of :math:`(V_1, V_2)` along directions :math:`(d\hat V_1, d\hat V_2)`
+        (batched: shapes (B, J, J) and (B, J), :math:`d\hat V_1` symmetric):
+
+        .. math::
+
+            (I - \mathrm{diag}(\omega)(\tilde A\circ\tilde A))\,dt
+                = -\omega\circ\big(d\Lambda + \mathrm{diag}(M^\top dA\,M)\big),\qquad
+            dK = M\,dT\,M^\top - K\,dA\,K,
+
+        with :math:`M = (I+TA)^{-1}`, :math:`\tilde A = AM`, :math:`K = MT`,
+        :math:`\omega_j = \psi_2p_j/(\Lambda_j+\sigma_j)^2`; then :math:`dV_2 = dt/\psi_2`,
+        :math:`dV_{1,jk} = \sqrt{c_jc_k}\,dK_{jk}/\psi_2`.  Minus this is the matrix of
+        second-order traces :math:`\frac1N\mathrm{tr}\,RXRY`."""
+        dA = self.C[None] * dvh1
+        M, K = self.M, self.Kt
+        rhs = dvh2 + np.einsum("jl,bjk,kl->bl", M, dA, M, optimize=True)
+        dt = -np.linalg.solve(self.jac, (self.omega[None, :] * rhs).T).T
+        dK = (np.einsum("jl,bl,kl->bjk", M, dt, M, optimize=True)
+              - np.einsum("jl,blm,mk->bjk", K, dA, K, optimize=True))
+        return self.C[None] * dK / self.psi2, dt / self.psi2
+
+
+def _energetic_v(P, V1, V2):
+    r""":math:`V(\kappa) = \sum_{jk}\mu_{1,j}\mu_{1,k}V_{1,jk} + \sum_j\mu_{2,j}^2V_{2,j}`
+    on the outer nodes."""
+    return np.einsum("aj,jk,ak->a", P.M1, V1, P.M1, optimize=True) + P.M2 @ V2
+
+
+def _solve_V_populations(P: _PopulationTables, alpha, lam_eff, psi2):
+    r"""The fixed point :math:`(V_1, V_2)\leftrightarrow(\hat V_1, \hat V_2)` with
+    populations:
+
+    .. math::
+
+        g(\kappa) = \frac{1}{1 + V(\kappa)},\quad
+        \hat V_{1,jk} = \alpha E_\kappa[g\,\mu_{1,j}\mu_{1,k}],\quad
+        \hat V_{2,j} = \alpha E_\kappa[g\,\mu_{2,j}^2],
+
+    and :math:`(V_1, V_2)` from :class:`_Resolvent`.  Damped iteration to the relative
+    accuracy ``_TOL`` on :math:`V(\kappa)`, then a root finder; raises
+    :class:`LargeStepConvergenceError` if neither converges."""
+    J = P.p.size
+    iu = np.triu_indices(J)
+
+    def hats(Vk):
+        g = P.w / (1.0 + Vk)
+        return alpha * (P.M1 * g[:, None]).T @ P.M1, alpha * g @ P.M2
+
+    def resolvent(vh, t0=None):
+        return _Resolvent(*vh, lam_eff=lam_eff, c=P.c, p=P.p, psi2=psi2, t0=t0)
+
+    R = resolvent((np.zeros((J, J)), np.zeros(J)))
+    V1, V2 = R.V1, R.V2
+    Vk = _energetic_v(P, V1, V2)
+    for _ in range(_POP_ITER):
+        vh = hats(Vk)
+        R = resolvent(vh, R.t)
+        new = _energetic_v(P, R.V1, R.V2)
+        err = np.max(np.abs(new - Vk) / new)
+        if err < _TOL:
+            return R, vh, new
+        if err > 1e-3:
+            V1, V2 = 0.5 * (V1 + R.V1), 0.5 * (V2 + R.V2)
+        else:
+            V1, V2 = R.V1, R.V2
+        Vk = _energetic_v(P, V1, V2)
+
+    def unpack(x):
+        V1 = np.zeros((J, J))
+        V1[iu] = x[:iu[0].size]
+        V1 = V1 + np.triu(V1, 1).T
+        return V1, x[iu[0].size:]
+
+    def residual(x):
+        Rx = resolvent(hats(_energetic_v(P, *unpack(x))), R.t)
+        return np.concatenate([Rx.V1[iu], Rx.V2]) - x
+
+    sol = optimize.root(residual, np.concatenate([V1[iu], V2]), method="hybr", tol=1e-14)
+    Vk = _energetic_v(P, *unpack(sol.x))
+    vh = hats(Vk)
+    R = resolvent(vh, R.t)
+    new = _energetic_v(P, R.V1, R.V2)
+    res = np.max(np.abs(new - Vk) / new)
+    if not np.isfinite(res) or res > 1e-9:
+        raise LargeStepConvergenceError(
+            f"the (V1, V2) fixed point with {J} populations did not converge (relative "
+            f"residual {res:.1e}) at lambda_C = {lam_eff:g}, alpha = {alpha:g}, "
+            f"psi2 = {psi2:g}; try a larger lam")
+    return R, vh, new
+
+
+def _solve_populations(P: _PopulationTables, *, alpha, lam_eff, psi2, noise):
+    r"""The replica-symmetric fixed point with populations, and the risk.
+
+    Given :math:`\kappa`, neuron :math:`i` of population :math:`j` is replaced by
+    :math:`\mu_{0,j}(\kappa) + \mu_{1,j}(\kappa)\langle W_i, x\rangle + \mu_{2,j}(\kappa)z_i`;
+    the readout's prediction is :math:`c(\kappa)` plus a Gaussian field of variance
+    :math:`\sum_{jk}\mu_{1,j}\mu_{1,k}Q_{1,jk} + \sum_j\mu_{2,j}^2q_{2,j}`, with
+
+    .. math::
+
+        c(\kappa) = \sum_j\mu_{0,j}(\kappa)m_j + \kappa\sum_j\mu_{1,j}(\kappa)\theta_j .
+
+    1. :math:`(V_1, V_2)`, :math:`g = 1/(1+V(\kappa))`: :func:`_solve_V_populations`;
+    2. :math:`m_j` unpenalised (each population's mean feature has norm
+       :math:`\sqrt{N_j}`): :math:`E[g\,\mu_{0,j}(H - c)] = 0` for every :math:`j`, i.e.
+       :math:`c - \kappa\mu_1\cdot\theta` is the :math:`g`-weighted projection of
+       :math:`H - \kappa\mu_1\cdot\theta` on the span of the :math:`\mu_{0,j}` (computed
+       with an SVD: with many atoms the :math:`\mu_{0,j}` are nearly dependent);
+       :math:`\theta_j = c_j\psi_2V_{2,j}\hat\theta_j`,
+       :math:`\hat\theta_j = \alpha E[g\,\kappa\mu_{1,j}(H - c)]`;
+    3. :math:`\psi = \psi_2V_1\hat\psi`, :math:`\hat\psi_j = \alpha E[g\,\mu_{1,j}H_1]`;
+    4. :math:`q = (Q_1, q_2) = -\mathcal L(\hat q + b)` with :math:`\mathcal L` the
+       derivative of :class:`_Resolvent`, :math:`b = \psi_2(\hat\psi\hat\psi^\top,\
+       c\circ\hat\theta^2)` and :math:`\hat q = \alpha E[g^2 v(\kappa)\,e(\kappa)]`,
+       :math:`v = (\mu_1\mu_1^\top, \mu_2^2)`, :math:`e = H\!H + \text{noise}^2 + c^2 - 2cH
+       - 2H_1\mu_1\cdot\psi + v\cdot q`; solved as a linear system for
+       :math:`y(\kappa) = v(\kappa)\cdot q` on the outer nodes;
+    5. the risk :math:`E_\kappa[H\!H + c^2 - 2cH - 2H_1\mu_1\cdot\psi + y]`.
+
+    With one population these are the equations of :func:`_solve` term by term.
+    """
+    R, (vh1, vh2), Vk = _solve_V_populations(P, alpha, lam_eff, psi2)
+    k, w, M0, M1, M2 = P.k, P.w, P.M0, P.M1, P.M2
+    J = P.p.size
+    g = w / (1.0 + Vk)
+    sq = np.sqrt(g)
+    # 2. the free mean directions and theta
+    F0 = sq[:, None] * M0
+    U, s, _ = np.linalg.svd(F0, full_matrices=False)
+    floor = 1e-14 * max(1.0, float(np.sum(g[:, None] * M1 * M1)))
+    keep = (s * s > floor) & (s > _SPAN_RCOND * (s[0] if s.size else 0.0))
+    U = U[:, keep]
+
+    def off_span(X):
+        return X - U @ (U.T @ X)
+
+    Bt = sq[:, None] * (k[:, None] * M1)
+    Ht = sq * P.H
+    T = P.c * psi2 * R.V2
+    lhs = np.eye(J) + alpha * T[:, None] * (Bt.T @ off_span(Bt))
+    theta = np.linalg.solve(lhs, alpha * T * (Bt.T @ off_span(Ht)))
+    resid = off_span(Ht - Bt @ theta)                  # sqrt(g) (H - c)
+    c = P.H - resid / sq
+    m = np.linalg.lstsq(F0, Ht - Bt @ theta - resid, rcond=_SPAN_RCOND)[0]
+    th_hat = alpha * (Bt.T @ resid)
+    # 3. the teacher's part orthogonal to v
+    ps_hat = alpha * ((g * P.H1) @ M1)
+    psi = psi2 * R.V1 @ ps_hat
+    cross = M1 @ psi
+    # 4. (Q1, q2) through y(kappa) = v(kappa) . q
+    base = P.HH + noise**2 + c * c - 2.0 * c * P.H - 2.0 * P.H1 * cross
+    g2 = w / (1.0 + Vk) ** 2
+    outer = M1[:, :, None] * M1[:, None, :]           # v(kappa): (nodes, J, J) and M2
+    dV1, dV2 = R.derivative(outer, M2)
+    G = outer.reshape(k.size, -1) @ dV1.reshape(k.size, -1).T + M2 @ dV2.T
+    b1, b2 = psi2 * np.outer(ps_hat, ps_hat), psi2 * P.c * th_hat**2
+    db1, db2 = R.derivative(b1[None], b2[None])
+    yb = _energetic_v(P, db1[0], db2[0])
+    y = np.linalg.solve(np.eye(k.size) + alpha * G * g2[None, :],
+                        -yb - alpha * G @ (g2 * base))
+    qh1 = alpha * np.einsum("a,ajk->jk", g2 * (base + y), outer)
+    qh2 = alpha * (g2 * (base + y)) @ M2
+    dq1, dq2 = R.derivative((qh1 + b1)[None], (qh2 + b2)[None])
+    risk = np.dot(w, P.HH + c * c - 2.0 * c * P.H - 2.0 * P.H1 * cross + y)
+    return dict(risk=float(risk), m=m, theta=theta, psi_o=psi, q1=-dq1[0], q2=-dq2[0],
+                V1=R.V1, V2=R.V2)
+
+
+def _population_parts(s, t, *, psi1, psi2, noise, eta_b, lam_b, atoms):
+    """:func:`large_step_parts` for a second layer with the magnitudes ``atoms``."""
+    mags, weights = atoms
+    J = int(np.count_nonzero(weights > 0))
+    etas = np.unique(eta_b)
+    r, cb, gamma = spiked_rf_parameters(s, t, psi1=psi1, eta_scale=etas, noise=noise)
+    alpha = psi1 / psi2
+    shape = eta_b.shape
+    out = dict(risk=np.empty(shape), r=np.empty(shape), c_b=np.empty(shape),
+               m=np.empty(shape + (J,)), theta=np.empty(shape + (J,)),
+               psi_o=np.empty(shape + (J,)), q2=np.empty(shape + (J,)),
+               V2=np.empty(shape + (J,)), q1=np.empty(shape + (J, J)),
+               V1=np.empty(shape + (J, J)))
+    tables = {}
+    for idx in np.ndindex(shape):
+        e = float(eta_b[idx])
+        j = int(np.searchsorted(etas, e))
+        if e not in tables:
+            tables[e] = _PopulationTables(s, t, r=float(r[j]), c_b=float(cb[j]), gamma=gamma,
+                                          magnitudes=mags, weights=weights)
+        res = _solve_populations(tables[e], alpha=alpha, lam_eff=float(lam_b[idx]) * alpha,
+                                 psi2=psi2, noise=noise)
+        res.update(r=float(r[j]), c_b=float(cb[j]))
+        for key, value in res.items():
+            out[key][idx] = value
+    out.update(gamma=gamma, magnitudes=mags[weights > 0], weights=weights[weights > 0])
+    return out
