@@ -221,22 +221,30 @@ def _mp_averages(lam_eff, vh1, c_b, psi2):
 
 
 # --------------------------------------------------------------------------- the solve
+def _teacher_along_v(teacher, gamma):
+    r"""The outer nodes and weights in :math:`z_v` and the teacher's moments along :math:`v`:
+    :math:`H = E[f_*|z_v]`, :math:`H_1 = E[z f_*|z_v]` (:math:`z` the teacher's coordinate
+    orthogonal to :math:`v`) and :math:`HH = E[f_*^2|z_v]`, with :math:`\gamma` the
+    teacher's overlap with :math:`v`."""
+    rho = math.sqrt(max(1.0 - gamma * gamma, 0.0))
+    breaks = [kk / gamma for kk in teacher.kinks] if gamma > 0 else []
+    k, w = _outer_nodes(breaks)
+    if rho > 0:
+        h, h1, hh = _moments_along(teacher, gamma * k, rho)
+    else:
+        f = teacher(k)
+        h, h1, hh = f, np.zeros_like(f), f * f
+    return k, w, h, h1, hh
+
+
 class _NodeTables:
     r"""Everything the fixed point needs on the outer nodes (values of :math:`z_v`) for one
     eta_scale (independent of lambda): nodes and weights, the conditional coefficients
     ``M0, M1, M2`` and the teacher's moments ``H, H1, HH`` along :math:`v`."""
 
     def __init__(self, student, teacher, *, r, c_b, gamma):
-        rho = math.sqrt(max(1.0 - gamma * gamma, 0.0))
-        breaks = [kk / gamma for kk in teacher.kinks] if gamma > 0 else []
-        self.k, self.w = _outer_nodes(breaks)
+        self.k, self.w, self.H, self.H1, self.HH = _teacher_along_v(teacher, gamma)
         self.M0, self.M1, self.M2 = conditional_coefficients(student, self.k, r=r, c_b=c_b)
-        if rho > 0:
-            h, h1, hh = _moments_along(teacher, gamma * self.k, rho)
-        else:
-            f = teacher(self.k)
-            h, h1, hh = f, np.zeros_like(f), f * f
-        self.H, self.H1, self.HH = h, h1, hh
         self.c_b = c_b
 
 
@@ -562,19 +570,11 @@ class _PopulationTables:
         keep = weights > 0
         self.x, self.p = magnitudes[keep], weights[keep]
         self.c = 1.0 + self.x**2 * (c_b - 1.0)
-        rho = math.sqrt(max(1.0 - gamma * gamma, 0.0))
-        breaks = [kk / gamma for kk in teacher.kinks] if gamma > 0 else []
-        self.k, self.w = _outer_nodes(breaks)
+        self.k, self.w, self.H, self.H1, self.HH = _teacher_along_v(teacher, gamma)
         cols = [conditional_coefficients(student, self.k, r=xj * r, c_b=cj)
                 for xj, cj in zip(self.x, self.c, strict=True)]
         self.M0, self.M1, self.M2 = (np.stack([col[i] for col in cols], axis=1)
                                      for i in range(3))
-        if rho > 0:
-            h, h1, hh = _moments_along(teacher, gamma * self.k, rho)
-        else:
-            f = teacher(self.k)
-            h, h1, hh = f, np.zeros_like(f), f * f
-        self.H, self.H1, self.HH = h, h1, hh
 
 
 class _Resolvent:
