@@ -1,4 +1,4 @@
-"""Finite-size gap of the Gaussian-layer large-step theory (chapter 5's Result 5.3) in the
+"""Finite-size gap of the Gaussian-layer large-step theory (chapter 5's Result 5.2) in the
 paper's Figure 1 setting, against d.
 
 erf student and teacher, psi2 = 2, lam = 1e-3, noise 0.1, the large step eta = sqrt(N)
