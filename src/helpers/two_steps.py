@@ -126,7 +126,13 @@ def top_direction_overlap(dW, B) -> float:
     :math:`\|B^\top u_1\|^2` (about k/d for a direction that knows nothing)."""
     dW = check_matrix("dW", dW, 2)
     B = check_matrix("B", B, 2, (dW.shape[0], None))
-    u1 = np.linalg.svd(dW, full_matrices=False)[0][:, 0]
+    s, vecs, left = _top_eigh(dW, 1)  # the top eigenvector of the smaller Gram matrix
+    if left:
+        u1 = vecs[:, 0]
+    elif s[0] > 0:
+        u1 = dW @ vecs[:, 0] / s[0]
+    else:  # dW = 0: no direction; any unit vector (the SVD's choice)
+        u1 = np.linalg.svd(dW, full_matrices=False)[0][:, 0]
     return float(np.sum((B.T @ u1) ** 2))
 
 
@@ -282,7 +288,6 @@ def second_step_spectra(teacher, *, d: int, psi1: float, psi2: float, eta1: floa
     n, N = max(1, round(psi1 * d)), max(1, round(psi2 * d))
     r_teacher, r_init, r_batch, r_fresh = np.random.default_rng(seed).spawn(4)
     B = sample_directions(d, 1, rng=r_teacher)
-    beta = B[:, 0]
     W0, a = init_student(d, N, rng=r_init, second_layer=second_layer)
     first = sample_data(n, B, teacher, rng=r_batch)
     fresh = sample_data(n, B, teacher, rng=r_fresh)
@@ -291,10 +296,5 @@ def second_step_spectra(teacher, *, d: int, psi1: float, psi2: float, eta1: floa
           for name, batch in (("reused", first), ("fresh", fresh))}
     out = {"W0": singular_values(W0, top), "W1": singular_values(W1, top)}
     out.update({name: singular_values(W, top) for name, W in W2.items()})
-    out["cos2"] = {}
-    for name, W in W2.items():  # top left singular vector of W_2 - W_1, via the Gram matrix
-        dW = W - W1
-        s, vecs, left = _top_eigh(dW, 1)
-        u1 = vecs[:, 0] if left else dW @ vecs[:, 0] / s[0]
-        out["cos2"][name] = float((beta @ u1) ** 2)
+    out["cos2"] = {name: top_direction_overlap(W - W1, B) for name, W in W2.items()}
     return out
