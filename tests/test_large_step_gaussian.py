@@ -178,3 +178,19 @@ def test_atoms_of_the_named_layers():
     assert list(x) == [1.0] and list(p) == [1.0]
     with pytest.raises(ValueError, match="atoms must be"):
         half_normal_rule(10**4)
+
+
+def test_the_remembered_tables_change_nothing_and_are_read_only():
+    kw = dict(psi1=3.0, lam=0.1, eta_scale=[1.0, 2.5], second_layer="gaussian")
+    els._population_tables.cache_clear()
+    first = {w: large_step_risk("tanh", "tanh", psi2=w, **kw) for w in (0.5, 2.0)}
+    info = els._population_tables.cache_info()
+    assert info.misses == 2 and info.hits == 2          # the second width reuses both tables
+    els._population_tables.cache_clear()
+    for w, risk in first.items():
+        np.testing.assert_array_equal(large_step_risk("tanh", "tanh", psi2=w, **kw), risk)
+    r, cb, gamma = els.spiked_rf_parameters("tanh", "tanh", psi1=3.0, eta_scale=1.0)
+    P = els._population_tables(els.as_student("tanh"), els.as_teacher("tanh"), r, cb, gamma,
+                               (1.0, 2.0), (0.5, 0.5))
+    with pytest.raises(ValueError, match="read-only"):
+        P.M0[0, 0] = 1.0

@@ -32,6 +32,21 @@ def test_style_and_helpers_draw_on_given_axes():
     plt.close(fig)
 
 
+def test_region_outline_draws_the_edges_between_inside_and_outside():
+    fig, ax = plt.subplots()
+    inside = np.array([[True, True, False],
+                       [True, False, False]])
+    assert plotting.region_outline(ax, inside, linestyle="--") is ax
+    segs = {tuple(map(tuple, np.asarray(s).tolist())) for s in ax.collections[-1].get_segments()}
+    # vertical: right of (0, 1) and of (1, 0); horizontal: below (0, 1)
+    assert segs == {((2, 0), (2, 1)), ((1, 1), (1, 2)), ((1, 1), (2, 1))}
+    plotting.region_outline(ax, np.zeros((2, 3), bool))          # no region: no edge
+    assert len(ax.collections[-1].get_segments()) == 0
+    with pytest.raises(ValueError, match="inside must be a 2-d"):
+        plotting.region_outline(ax, [True, False])
+    plt.close(fig)
+
+
 def _toy(rng, d=8, n=60, N=20):
     beta = sample_teacher(d, rng=rng)
     X, y = sample_data(n, beta, "relu", rng=rng)

@@ -270,6 +270,16 @@ def test_simulate_etas_equals_simulate_one_step():
                                rtol=1e-12)
 
 
+def test_simulate_etas_passes_the_second_layer():
+    kw = dict(d=40, psi1=2.0, psi2=1.5, lam=1e-2, seed=4, n_test=500)
+    for layer in ("gaussian", "rademacher"):
+        rows = simulate_etas(**PAIR, etas=[3.0], second_layer=layer, **kw)
+        ref = simulate_one_step(**PAIR, eta=3.0, second_layer=layer, **kw).risk
+        np.testing.assert_allclose(rows[0]["risk"], ref, rtol=1e-10)
+    assert (simulate_etas(**PAIR, etas=[3.0], **kw)[0]["risk"]
+            != simulate_etas(**PAIR, etas=[3.0], second_layer="rademacher", **kw)[0]["risk"])
+
+
 def test_simulate_ck_and_ge_scalar_and_array():
     kw = dict(d=40, psi1=2.0, psi2=1.5, eta=1.0, noise=0.1, seed=2, n_test=500)
     out = simulate_ck_and_ge(**PAIR, lam=1e-2, **kw)

@@ -14,7 +14,8 @@ import numpy as np
 from ._validation import check_integer
 
 __all__ = ["STYLE_PATH", "use_book_style", "plot_simulation", "plot_theory", "plot_bound",
-           "log_axis", "subplots", "panel_labels", "MIN_FONT_PT", "MAX_WIDTH_IN"]
+           "log_axis", "subplots", "panel_labels", "region_outline", "MIN_FONT_PT",
+           "MAX_WIDTH_IN"]
 
 STYLE_PATH = str(resources.files("helpers") / "book.mplstyle")
 
@@ -63,6 +64,26 @@ def log_axis(ax, ticks, *, axis: str = "x"):
     target.set_minor_locator(NullLocator())
     target.set_minor_formatter(NullFormatter())
     (ax.set_xticklabels if axis == "x" else ax.set_yticklabels)([f"{t:g}" for t in ticks])
+    return ax
+
+
+def region_outline(ax, inside, **kwargs):
+    """Outline a region of a heatmap's cells: a line along every edge between a cell in the
+    region and one outside it (``inside``: boolean, shape (rows, cols), in the order the
+    heatmap draws them, row 0 on top as ``seaborn.heatmap`` does).  Keyword arguments go to
+    the ``LineCollection`` (e.g. ``color``, ``linestyle``, ``label``)."""
+    from matplotlib.collections import LineCollection
+
+    inside = np.asarray(inside, dtype=bool)
+    if inside.ndim != 2:
+        raise ValueError(f"inside must be a 2-d boolean array; got shape {inside.shape}")
+    rows, cols = np.nonzero(inside[:, 1:] != inside[:, :-1])     # vertical edges
+    segs = [[(j + 1, i), (j + 1, i + 1)] for i, j in zip(rows, cols, strict=True)]
+    rows, cols = np.nonzero(inside[1:, :] != inside[:-1, :])     # horizontal edges
+    segs += [[(j, i + 1), (j + 1, i + 1)] for i, j in zip(rows, cols, strict=True)]
+    kwargs.setdefault("color", "k")
+    kwargs.setdefault("linewidth", 2.5)
+    ax.add_collection(LineCollection(segs, **kwargs))
     return ax
 
 

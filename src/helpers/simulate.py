@@ -170,7 +170,8 @@ def _risks_over_etas(fs: FirstStep, Xr, yr, test_blocks, etas, lambdas, student,
 
 
 def simulate_etas(student, teacher, *, d, psi1, psi2, lam, etas, noise=0.0, seed=0,
-                  n_test=None, chunk: int = TEST_BLOCK) -> list[dict]:
+                  n_test=None, chunk: int = TEST_BLOCK,
+                  second_layer="gaussian") -> list[dict]:
     r"""Real-feature risk for several learning rates on shared data, one gradient.
 
     Same streams as :func:`simulate_one_step`, so the risk for each ``eta`` equals
@@ -185,6 +186,8 @@ def simulate_etas(student, teacher, *, d, psi1, psi2, lam, etas, noise=0.0, seed
         Penalties (> 0).
     chunk : int
         Test points per block (as in :func:`helpers.prediction_risk`).
+    second_layer : {"gaussian", "rademacher"}
+        As in :func:`simulate_one_step` (the same draws for both).
     Other parameters as in :func:`simulate_one_step`.
 
     Returns
@@ -198,7 +201,7 @@ def simulate_etas(student, teacher, *, d, psi1, psi2, lam, etas, noise=0.0, seed
     student, teacher = as_student(student), as_teacher(teacher)
     streams = spawn_streams(seed)
     fs = first_step_from_streams(student, teacher, d=d, n=n, N=N, eta=0.0, noise=noise,
-                                 streams=streams)
+                                 streams=streams, second_layer=second_layer)
     Xr, yr = sample_data(n, fs.beta, teacher, noise=noise, rng=streams["ridge"])
     blocks = normal_blocks(streams["test"], n_test, d, block=chunk)
     risk = _risks_over_etas(fs, Xr, yr, blocks, etas, lambdas, student, teacher)

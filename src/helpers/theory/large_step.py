@@ -59,6 +59,7 @@ This module imports only the theory side of the package (activations, argument c
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -577,6 +578,20 @@ class _PopulationTables:
                                      for i in range(3))
 
 
+@functools.lru_cache(maxsize=128)
+def _population_tables(student, teacher, r, c_b, gamma, magnitudes, weights):
+    """:class:`_PopulationTables`, remembered.  A speed trick, nothing more: the tables depend
+    on (psi1, eta_scale, noise) only through (r, c_b, gamma), not on psi2 or lam, and building
+    them is about 2/3 of a Gaussian-layer point; chapter 5's map asks for every (psi1,
+    eta_scale) at two widths.  Their arrays are made read-only, since they are shared."""
+    P = _PopulationTables(student, teacher, r=r, c_b=c_b, gamma=gamma,
+                          magnitudes=np.array(magnitudes), weights=np.array(weights))
+    for value in vars(P).values():
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+    return P
+
+
 class _Resolvent:
     r"""Deterministic equivalent of :math:`R = S^{-1}`,
     :math:`S = \mathrm{diag}_j(\Lambda_j) + \sum_{jk}\hat V_{1,jk}P_j\Omega P_k`, with
@@ -823,14 +838,12 @@ def _population_parts(s, t, *, psi1, psi2, noise, eta_b, lam_b, atoms):
                psi_o=np.empty(shape + (J,)), q2=np.empty(shape + (J,)),
                V2=np.empty(shape + (J,)), q1=np.empty(shape + (J, J)),
                V1=np.empty(shape + (J, J)))
-    tables = {}
     for idx in np.ndindex(shape):
         e = float(eta_b[idx])
         j = int(np.searchsorted(etas, e))
-        if e not in tables:
-            tables[e] = _PopulationTables(s, t, r=float(r[j]), c_b=float(cb[j]), gamma=gamma,
-                                          magnitudes=mags, weights=weights)
-        res = _solve_populations(tables[e], alpha=alpha, lam_eff=float(lam_b[idx]) * alpha,
+        P = _population_tables(s, t, float(r[j]), float(cb[j]), gamma, tuple(mags),
+                               tuple(weights))
+        res = _solve_populations(P, alpha=alpha, lam_eff=float(lam_b[idx]) * alpha,
                                  psi2=psi2, noise=noise)
         res.update(r=float(r[j]), c_b=float(cb[j]))
         for key, value in res.items():
