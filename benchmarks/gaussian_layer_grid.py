@@ -167,6 +167,19 @@ def write_markdown(df):
         else:
             row += ["–", "–", "–"]
         lines.append("| " + " | ".join(row) + " |")
+    more = [k for k in keys if any(d > D_BIG for d in stats.loc[k].index)]
+    if more:
+        ds = sorted({d for k in more for d in stats.loc[k].index})
+        lines += ["", "Where larger d were run: the gap (simulation - theory, ± se) at every d.",
+                  "",
+                  "| layer | f | psi1 | psi2 | eta_scale | " + " | ".join(f"d = {d}" for d in ds)
+                  + " |", "|---|---|---|---|---|" + "---|" * len(ds)]
+        for k in more:
+            t, _ = th[k]
+            cells = [f"{stats.loc[k + (d,)]['mean'] - t:+.4f} ± {stats.loc[k + (d,)]['se']:.4f}"
+                     if k + (d,) in stats.index else "–" for d in ds]
+            lines.append(f"| {k[0]} | {k[1]} | {k[2]:g} | {k[3]:g} | {k[4]:g} | "
+                         + " | ".join(cells) + " |")
     lines.append("")
     for layer in sorted({k[0] for k in verdicts}):
         v = {k: x for k, x in verdicts.items() if k[0] == layer}
