@@ -170,16 +170,23 @@ def write_markdown(df):
     more = [k for k in keys if any(d > D_BIG for d in stats.loc[k].index)]
     if more:
         ds = sorted({d for k in more for d in stats.loc[k].index})
-        lines += ["", "Where larger d were run: the gap (simulation - theory, ± se) at every d.",
-                  "",
+        top = max(ds)
+        lines += ["", "Where larger d were run: the gap (simulation - theory, ± se, seeds) at "
+                  f"every d, and the same rule at d = {top} (A = |gap at {D_SMALL}| x "
+                  f"({D_SMALL}/{top})^{RATE:g}).", "",
                   "| layer | f | psi1 | psi2 | eta_scale | " + " | ".join(f"d = {d}" for d in ds)
-                  + " |", "|---|---|---|---|---|" + "---|" * len(ds)]
+                  + f" | A at {top} | pass at {top} |",
+                  "|---|---|---|---|---|" + "---|" * (len(ds) + 2)]
         for k in more:
             t, _ = th[k]
-            cells = [f"{stats.loc[k + (d,)]['mean'] - t:+.4f} ± {stats.loc[k + (d,)]['se']:.4f}"
+            cells = [f"{stats.loc[k + (d,)]['mean'] - t:+.4f} ± {stats.loc[k + (d,)]['se']:.4f} "
+                     f"({int(stats.loc[k + (d,)]['seeds'])})"
                      if k + (d,) in stats.index else "–" for d in ds]
+            small, big = stats.loc[k + (D_SMALL,)], stats.loc[k + (top,)]
+            allow = abs(small["mean"] - t) * (D_SMALL / top) ** RATE
+            ok = abs(big["mean"] - t) <= 3 * big["se"] + allow
             lines.append(f"| {k[0]} | {k[1]} | {k[2]:g} | {k[3]:g} | {k[4]:g} | "
-                         + " | ".join(cells) + " |")
+                         + " | ".join(cells) + f" | {allow:.4f} | {'yes' if ok else '**no**'} |")
     lines.append("")
     for layer in sorted({k[0] for k in verdicts}):
         v = {k: x for k, x in verdicts.items() if k[0] == layer}
