@@ -61,10 +61,12 @@ def first_step(layer, d, n, N, streams, student, teacher):
     return FirstStep(beta=beta, X=X, y=y, W0=W0, a=a, G0=G0, W1=one_step(W0, G0, 0.0))
 
 
-def simulate(layer, d, psi1, etas, seed):
-    """Risks for every eta_scale of ``etas`` from one run."""
-    student, teacher = as_student(STUDENT), as_teacher(TEACHER)
-    n, N = round(psi1 * d), round(PSI2 * d)
+def simulate(layer, d, psi1, etas, seed, *, act=None, psi2=PSI2):
+    """Risks for every eta_scale of ``etas`` from one run (student = teacher = ``act``, by
+    default this check's tanh; ``gaussian_layer_grid.py`` runs its grid through here)."""
+    student = as_student(act or STUDENT)
+    teacher = as_teacher(act or TEACHER)
+    n, N = round(psi1 * d), round(psi2 * d)
     streams = spawn_streams(seed)
     fs = first_step(layer, d, n, N, streams, student, teacher)
     Xr, yr = sample_data(n, fs.beta, teacher, noise=0.0, rng=streams["ridge"])

@@ -37,20 +37,13 @@ report to ``gaussian_layer_grid.md``.
 from __future__ import annotations
 
 import argparse
-import math
 import time
 from pathlib import Path
 
+import gaussian_layer_check as glc
 import numpy as np
 import pandas as pd
-from gaussian_layer_check import TWO
-from gaussian_layer_check import first_step as first_step_any
 
-from helpers.activations import as_student, as_teacher
-from helpers.data import normal_blocks, sample_data, spawn_streams
-from helpers.first_step import first_step_from_streams
-from helpers.risk import TEST_BLOCK
-from helpers.simulate import _risks_over_etas, default_n_test
 from helpers.theory import large_step_risk
 
 RESULTS = Path(__file__).parent / "results"
@@ -59,25 +52,13 @@ ACTS, PSI1S, PSI2S, ETAS = ("tanh", "erf"), (2.0, 4.0, 8.0), (0.5, 1.0, 2.0), (1
 LAM, BASE_SEED, RATE, D_SMALL, D_BIG = 0.1, 2311, 0.5, 512, 1024
 
 
-THEORY_LAYER = {"gaussian": "gaussian", "two": TWO}
+THEORY_LAYER = {"gaussian": "gaussian", "two": glc.TWO}
 
 
 def simulate(act, d, psi1, psi2, seed, layer="gaussian"):
-    """Risks of the network with the second layer ``layer``, one per eta_scale of ETAS."""
-    student, teacher = as_student(act), as_teacher(act)
-    n, N = round(psi1 * d), round(psi2 * d)
-    streams = spawn_streams(seed)
-    if layer == "gaussian":
-        fs = first_step_from_streams(student, teacher, d=d, n=n, N=N, eta=0.0, noise=0.0,
-                                     streams=streams, second_layer="gaussian")
-    else:
-        fs = first_step_any(layer, d, n, N, streams, student, teacher)
-    Xr, yr = sample_data(n, fs.beta, teacher, noise=0.0, rng=streams["ridge"])
-    blocks = normal_blocks(streams["test"], default_n_test(n), d, block=TEST_BLOCK)
-    # the runner's learning rate is eta = eta_scale sqrt(N) (W1 = W0 + eta sqrt(N) G0)
-    risk = _risks_over_etas(fs, Xr, yr, blocks, [e * math.sqrt(N) for e in ETAS],
-                            np.array([LAM]), student, teacher)
-    return risk[:, 0]
+    """Risks of the network with the second layer ``layer``, one per eta_scale of ETAS
+    (``gaussian_layer_check.simulate``: chapter 5's streams, eta = eta_scale sqrt(N))."""
+    return glc.simulate(layer, d, psi1, list(ETAS), seed, act=act, psi2=psi2)
 
 
 def read_csv():
