@@ -14,10 +14,12 @@ and labels :math:`y = g(z)`:
   (Damian et al., 2024, who write it :math:`k^\star`; Lee et al., 2024, write it :math:`p_*`).
   Taking :math:`T(y) = y` shows that it is at most the information exponent.
 
-Both are computed numerically.  The information exponent by a tensor Gauss-Hermite rule
-(exact for polynomial links of degree < 2 x nodes).  The generative exponent by a fine
-midpoint grid with Gaussian weights, the grid points grouped into bins of (weighted) quantiles
-of :math:`y` (equal values of :math:`y` always share a bin), and
+Both are computed numerically.  The information exponent by a tensor product of the book's
+Gauss-Legendre rule (:func:`helpers.quadrature.gaussian_rule`, 30 nodes on each half-line
+piece, cut at 0 where the book's kinked links bend; about 1e-13 for the links of the tests).
+The generative exponent by a fine midpoint grid with Gaussian weights, the grid points
+grouped into bins of (weighted) quantiles of :math:`y` (labels that are equal up to rounding
+always share a bin: see below), and
 
 .. math::
 
@@ -25,9 +27,17 @@ of :math:`y` (equal values of :math:`y` always share a bin), and
 
 a lower bound of :math:`\sum_\alpha E[E[\mathrm{He}_\alpha|y]^2]/\alpha!` that converges to it
 as the bins shrink.  A degree counts when :math:`V_j` exceeds ``tol``.  A symmetry of the link
-that forces :math:`E[\mathrm{He}_\alpha|y] = 0` (e.g. :math:`g` even) holds exactly on the
-grid, which is symmetric about 0 and avoids 0, so such degrees give :math:`V_j` at the level of
-rounding (about 1e-30), far below ``tol``.
+that forces :math:`E[\mathrm{He}_\alpha|y] = 0` (e.g. :math:`g` even) holds on the grid,
+which is symmetric about 0 and avoids 0, as long as the points that the symmetry maps onto
+each other share a bin; then such degrees give :math:`V_j` at the level of rounding (about
+1e-30), far below ``tol``.  Their labels agree only up to rounding: :math:`z^4` and
+:math:`(-z)^4` can differ in the last bit, and do on some CPUs (NumPy's vectorised power
+takes different paths).  So labels are not grouped by exact equality but by closeness:
+sorted labels closer than ``_TIE_RTOL`` (1e-12) times :math:`\max|y|` to their neighbour
+share a group, and a group never straddles two bins (:func:`_label_bins`).  Merging labels
+that close only coarsens the partition by :math:`y`, so :math:`V_j` stays a lower bound of the
+same limit.  ``tests/test_exponents.py`` perturbs every label by a relative 1e-14 and checks
+that every known answer survives.
 
 Functions
 ---------
@@ -50,6 +60,7 @@ from numpy.polynomial import hermite_e
 
 from .._validation import check_choice, check_integer, check_positive
 from ..activations import Activation, get_activation
+from ..quadrature import gaussian_rule
 
 __all__ = ["information_exponent", "generative_exponent", "hermite_energy", "conditional_mean",
            "transformed_label_alignment"]
@@ -57,6 +68,9 @@ __all__ = ["information_exponent", "generative_exponent", "hermite_energy", "con
 #: Grid points per axis (midpoint rule on [-L, L]) and number of y-bins, by k.
 _GRID = {1: (100_000, 1000), 2: (600, 200), 3: (64, 40)}
 _HALF_WIDTH = 8.0  # the Gaussian tail beyond 8 weighs 1.2e-15
+#: Sorted labels within _TIE_RTOL * max|y| of their neighbour are one group (ties up to
+#: rounding: a few ulps of the largest label, far below any real difference on the grid).
+_TIE_RTOL = 1e-12
 
 
 def _link(link, k: int) -> Callable:
@@ -115,10 +129,10 @@ def _values(g, Z, k):
     return y
 
 
-def _coefficient_energy(link, k, max_degree, nodes=60):
-    """sum_{|alpha|=j} E[g He_alpha]^2 / alpha! for j = 0..max_degree (Gauss-Hermite)."""
-    z, w = hermite_e.hermegauss(nodes)
-    w = w / w.sum()
+def _coefficient_energy(link, k, max_degree, nodes=30):
+    """sum_{|alpha|=j} E[g He_alpha]^2 / alpha! for j = 0..max_degree (a tensor rule of
+    :func:`helpers.quadrature.gaussian_rule`: Gauss-Legendre on [-12, 0] and [0, 12])."""
+    z, w = gaussian_rule(nodes=nodes)
     Z = np.stack([c.ravel() for c in np.meshgrid(*[z] * k, indexing="ij")], axis=1)
     W = np.prod(np.stack([c.ravel() for c in np.meshgrid(*[w] * k, indexing="ij")]), axis=0)
     y = _values(_link(link, k), Z, k)
@@ -131,8 +145,26 @@ def _coefficient_energy(link, k, max_degree, nodes=60):
     return energy, float(W @ (y * y))
 
 
-def _conditional_energies(link, k, max_degree, grid=None, bins=None):
-    """Yield V_j of the module docstring for j = 1..max_degree, one degree at a time."""
+def _label_bins(y, W, bins: int):
+    """Bin of each label: ``bins`` bins of (weighted) quantiles of ``y``, with labels that are
+    equal up to rounding always in the same bin.
+
+    The labels are sorted; a label within ``_TIE_RTOL * max|y|`` of its sorted predecessor
+    joins its group, and a group's bin is set by the weight strictly before its first member.
+    """
+    order = np.argsort(y, kind="stable")
+    ys, cw = y[order], np.cumsum(W[order]) - W[order]  # weight strictly before each point
+    starts = np.ones(ys.size, dtype=bool)
+    starts[1:] = np.diff(ys) > _TIE_RTOL * np.max(np.abs(ys))
+    first = np.flatnonzero(starts)[np.cumsum(starts) - 1]  # first member of each one's group
+    bin_sorted = np.minimum((cw[first] * bins).astype(int), bins - 1)
+    bin_id = np.empty_like(bin_sorted)
+    bin_id[order] = bin_sorted
+    return bin_id
+
+
+def _binned_grid(link, k, grid=None, bins=None):
+    """Midpoint grid (an (m^k, k) array), its weights, the labels and their y-bins."""
     m, b = _GRID[k]
     m, b = grid or m, bins or b
     half = (np.arange(m // 2) + 0.5) * (2 * _HALF_WIDTH / m)
@@ -142,12 +174,12 @@ def _conditional_energies(link, k, max_degree, grid=None, bins=None):
     W = np.prod(np.stack([c.ravel() for c in np.meshgrid(*[w] * k, indexing="ij")]), axis=0)
     W = W / W.sum()
     y = _values(_link(link, k), Z, k)
-    order = np.argsort(y, kind="stable")
-    ys, cw = y[order], np.cumsum(W[order]) - W[order]  # weight strictly before each point
-    first = np.searchsorted(ys, ys, side="left")  # first point with the same value of y
-    bin_sorted = np.minimum((cw[first] * b).astype(int), b - 1)
-    bin_id = np.empty_like(bin_sorted)
-    bin_id[order] = bin_sorted
+    return Z, W, y, _label_bins(y, W, b), b
+
+
+def _conditional_energies(link, k, max_degree, grid=None, bins=None):
+    """Yield V_j of the module docstring for j = 1..max_degree, one degree at a time."""
+    Z, W, y, bin_id, b = _binned_grid(link, k, grid, bins)
     mass = np.bincount(bin_id, weights=W, minlength=b)
     keep = mass > 0
     H = _hermite_columns(Z, max_degree)
@@ -247,22 +279,10 @@ def generative_exponent(link, *, k: int = 1, max_degree: int = 8, tol: float = 1
                      f"max_degree (got {max_degree}) or check the link (is it constant?)")
 
 
-def _single_index_grid(link, grid=None, bins=None):
+def _single_index_grid(link):
     """Midpoint grid, weights, labels and y-bins of a single-index link (k = 1)."""
-    m, b = _GRID[1]
-    m, b = grid or m, bins or b
-    half = (np.arange(m // 2) + 0.5) * (2 * _HALF_WIDTH / m)
-    z = np.concatenate([-half[::-1], half])
-    w = np.exp(-0.5 * z * z)
-    w = w / w.sum()
-    y = _values(_link(link, 1), z[:, None], 1)
-    order = np.argsort(y, kind="stable")
-    ys, cw = y[order], np.cumsum(w[order]) - w[order]
-    first = np.searchsorted(ys, ys, side="left")
-    bin_sorted = np.minimum((cw[first] * b).astype(int), b - 1)
-    bin_id = np.empty_like(bin_sorted)
-    bin_id[order] = bin_sorted
-    return z, w, y, bin_id, b
+    Z, w, y, bin_id, b = _binned_grid(link, 1)
+    return Z[:, 0], w, y, bin_id, b
 
 
 def conditional_mean(link, *, degree: int = 1) -> Callable:
