@@ -60,7 +60,7 @@ lint: $(STAMP)
 	$(BIN)/actionlint
 
 unit: $(STAMP)
-	$(BIN)/python -m pytest tests -q -p no:cacheprovider --cov=helpers \
+	$(BIN)/python -m pytest tests src/helpers --doctest-modules -q -p no:cacheprovider --cov=helpers \
 	  --cov-report=term-missing:skip-covered --cov-fail-under=95
 
 # The landing page's hidden checks, run as a script (nbval collects only chapters/).

@@ -12,7 +12,8 @@ integrals, and :mod:`~helpers.theory` computes the limits
 beside them (it imports no simulation module).  :mod:`~helpers.config`,
 :mod:`~helpers.plotting`, :mod:`~helpers.tables` and :mod:`~helpers.training` serve the
 chapters; :mod:`~helpers.multi_index` carries chapter 6 (k-index teachers, several steps) and
-:mod:`~helpers.two_steps` chapter 7 (fresh or reused batches).
+:mod:`~helpers.two_steps` chapter 7 (fresh or reused batches); :mod:`~helpers.margins` says
+how far a discrete answer computed from floats is from changing.
 Submodules load on first use, so ``import helpers.theory`` loads theory only.
 """
 
@@ -22,8 +23,8 @@ import importlib
 
 _SUBMODULES = (
     "activations", "config", "data", "experiments", "feature_maps", "first_step", "kernels",
-    "multi_index", "plotting", "quadrature", "ridge", "risk", "simulate", "spectra", "tables",
-    "theory", "training", "two_steps",
+    "margins", "multi_index", "plotting", "quadrature", "ridge", "risk", "simulate", "spectra",
+    "tables", "theory", "training", "two_steps",
 )
 
 # public name -> the module that defines it

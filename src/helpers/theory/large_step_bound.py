@@ -110,8 +110,8 @@ def smoothed_activation(student, kappa, x, *, scale: float = 1.0) -> np.ndarray:
 
     Examples
     --------
-    >>> float(smoothed_activation("erf", math.sqrt(3), 0.7))  # = erf(0.7)
-    0.6778011938374184
+    >>> round(float(smoothed_activation("erf", math.sqrt(3), 0.7)), 12)  # = erf(0.7)
+    0.677801193837
     """
     act = as_student(student)
     kappa = check_finite("kappa", kappa, hint=" (see tau_curve for the limit)")
@@ -245,7 +245,7 @@ def tau_star(student, teacher, *, kappa_max: float = 100.0) -> tuple[float, floa
     Examples
     --------
     >>> tau, kappa = tau_star("erf", "erf")
-    >>> tau < 1e-12, round(abs(kappa) ** 2, 8)
+    >>> tau < 1e-12, round(abs(kappa) ** 2, 6)   # kappa* is accurate to about 1e-8
     (True, 3.0)
     """
     act = as_student(student)
