@@ -1,7 +1,7 @@
 """The finite-size gap at one cell of chapter 5's map, against d, for both second layers.
 
-Chapter 5's map of where one step beats the kernels is asymptotic.  At a small step the
-Gaussian layer's map is reached slowly: this benchmark measures the gap at the cell
+Chapter 5's map of where one step goes below the kernel floor is asymptotic.  At a small
+step the Gaussian layer's map is reached slowly: this benchmark measures the gap at the cell
 psi2 = 0.5, psi1 = 16 (tanh student and teacher, lambda = 0.1, noise 0) for
 eta_scale in {0.5, 1, 2, 4}, at d = 256 to 2048.  Both layers are run on the same seeds
 ``[BASE_SEED, d, k]`` (the +-1 signs are those of the Gaussian draws), each run through
