@@ -36,7 +36,7 @@ from helpers.feature_maps import features
 from helpers.first_step import FirstStep, first_step_from_streams, first_step_gradient, one_step
 from helpers.ridge import ridge_path
 from helpers.risk import TEST_BLOCK, prediction_risk
-from helpers.simulate import _risks_over_etas, default_n_test
+from helpers.simulate import _risks_over_etas, default_n_test, population_model_risks
 from helpers.theory import large_step_risk, spiked_rf_parameters
 
 RESULTS = Path(__file__).parent / "results"
@@ -76,10 +76,12 @@ def simulate(layer, d, psi1, etas, seed, *, act=None, psi2=PSI2):
     return risk[:, 0]
 
 
-def simulate_spiked_model(layer, d, psi1, etas, seed, bulk="isotropic"):
+def simulate_spiked_model(layer, d, psi1, etas, seed, bulk="isotropic", *, psi2=PSI2,
+                          lam=LAM):
     """Risks of ridge on the model the theory solves, drawn at finite d: neuron i is
     sigma(<sqrt(c_i) u_i + xi_i r v, x>) with u_i ~ N(0, I/d) independent, c_i = 1 +
-    xi_i^2 (c_b - 1), v = gamma beta + sqrt(1 - gamma^2) zeta (chapter 5's r, c_b, gamma).
+    xi_i^2 (c_b - 1), v = gamma beta + sqrt(1 - gamma^2) zeta (chapter 5's r, c_b, gamma):
+    ``helpers.simulate.population_model_risks`` (the "two" layer's magnitudes drawn here).
     Its gap to the theory is the derivation's (and finite d's), not the spiked model's.
 
     ``bulk="step"``: a diagnostic.  The growth is drawn as the step draws it,
@@ -87,7 +89,7 @@ def simulate_spiked_model(layer, d, psi1, etas, seed, bulk="isotropic"):
     and (X, y) the step's data: covariance X^T D_y^2 X / (n E y^2 d), anisotropic (shaped
     by the step's data) and the same for every neuron, instead of c_i I/d."""
     student, teacher = as_student(STUDENT), as_teacher(TEACHER)
-    n, N = round(psi1 * d), round(PSI2 * d)
+    n, N = round(psi1 * d), round(psi2 * d)
     streams = spawn_streams(seed)
     beta = sample_teacher(d, rng=streams["teacher"])
     _, a = init_student(d, N, rng=streams["init"], second_layer="gaussian")
@@ -97,11 +99,13 @@ def simulate_spiked_model(layer, d, psi1, etas, seed, bulk="isotropic"):
     elif layer == "two":
         big = streams["init"].permutation(N) < round(TWO[1][1] * N)
         xi = np.where(big, TWO[0][1], TWO[0][0])
+    if bulk == "isotropic":
+        return population_model_risks(student, teacher, d=d, psi1=psi1, psi2=psi2, lam=lam,
+                                      etas=etas, second_layer=xi, seed=seed)
     U = streams["step"].standard_normal((d, N)) / math.sqrt(d)
-    if bulk == "step":
-        X, y = sample_data(n, beta, teacher, noise=0.0, rng=streams["step"])
-        Bk = X.T @ (y[:, None] * streams["step"].standard_normal((n, N)))
-        Bk /= math.sqrt(n * d * np.mean(y**2))
+    X, y = sample_data(n, beta, teacher, noise=0.0, rng=streams["step"])
+    Bk = X.T @ (y[:, None] * streams["step"].standard_normal((n, N)))
+    Bk /= math.sqrt(n * d * np.mean(y**2))
     zeta = streams["step"].standard_normal(d)
     zeta -= (zeta @ beta) * beta
     zeta /= np.linalg.norm(zeta)
@@ -110,11 +114,8 @@ def simulate_spiked_model(layer, d, psi1, etas, seed, bulk="isotropic"):
     for e in etas:
         r, cb, gamma = spiked_rf_parameters(student, teacher, psi1=psi1, eta_scale=e)
         v = gamma * beta + math.sqrt(1 - gamma**2) * zeta
-        if bulk == "step":
-            W1 = U + math.sqrt(cb - 1) * xi[None, :] * Bk + np.outer(v, xi * r)
-        else:
-            W1 = np.sqrt(1 + xi**2 * (cb - 1))[None, :] * U + np.outer(v, xi * r)
-        B = ridge_path(features(Xr, W1, student), yr, np.array([LAM]))
+        W1 = U + math.sqrt(cb - 1) * xi[None, :] * Bk + np.outer(v, xi * r)
+        B = ridge_path(features(Xr, W1, student), yr, np.array([lam]))
         risk, _ = prediction_risk(W1, B, student, teacher, beta, n_test=default_n_test(n),
                                   rng=streams["test"])
         out.append(risk[0])

@@ -12,7 +12,10 @@ runners below see the same teacher, initialisation, data and test points for the
 * :func:`simulate_etas`: one run, many learning rates (:func:`_risks_over_etas`);
 * :func:`same_data_risks`: the same, with kernel baselines fitted on the same data;
 * :func:`simulate_ck_and_ge`: ridge on the real features and on their Gaussian equivalent;
-* :func:`spike_measurements`, :func:`gradient_singular_values`: the spectrum of :math:`G_0`.
+* :func:`spike_measurements`, :func:`gradient_singular_values`: the spectrum of :math:`G_0`;
+* :func:`population_model_risks`: not the network but the population model that chapter 5's
+  large-step theory solves, drawn at finite :math:`d` (its gap to the theory is finite size
+  alone, not the network-to-model step).
 
 Each returns a dict, a list of dicts or a small dataclass, the form :func:`helpers.sweep`
 averages over seeds.
@@ -33,7 +36,7 @@ from ._validation import (
     problem_sizes,
 )
 from .activations import as_student, as_teacher
-from .data import normal_blocks, sample_data, spawn_streams
+from .data import init_student, normal_blocks, sample_data, sample_teacher, spawn_streams
 from .feature_maps import features, ge_features
 from .first_step import FirstStep, first_step_from_streams, run_first_step
 from .kernels import KERNEL_NAMES, kernel_matrix
@@ -41,6 +44,7 @@ from .ridge import kernel_ridge_path, ridge_path
 from .risk import TEST_BLOCK, ge_prediction_risk, prediction_risk
 from .spectra import rank_one_part, singular_values, squared_overlap, top_singular_pair
 from .theory.deterministic_equivalent import deterministic_equivalent_risk
+from .theory.large_step import spiked_rf_parameters
 
 __all__ = [
     "OneStepResult",
@@ -50,6 +54,7 @@ __all__ = [
     "simulate_ck_and_ge",
     "spike_measurements",
     "gradient_singular_values",
+    "population_model_risks",
     "default_n_test",
     "PRECISIONS",
 ]
@@ -399,3 +404,69 @@ def gradient_singular_values(student, teacher, *, d, psi1, psi2, noise=0.0, seed
     sv = math.sqrt(fs.N) * singular_values(fs.G0)[:k]
     return [{"index": i + 1, "s": float(s)} for i, s in enumerate(sv)]
 
+
+
+# --------------------------------------------------------------------------- the population model
+def population_model_risks(student, teacher, *, d, psi1, psi2, lam, etas,
+                           second_layer="gaussian", noise=0.0, seed=0) -> np.ndarray:
+    r"""Ridge on the population model of chapter 5's large-step theory, drawn at finite
+    :math:`d`, for every step size of ``etas`` (:math:`\tilde\eta = \eta/\sqrt N`).
+
+    Neuron :math:`i` computes :math:`\sigma(\langle\sqrt{c_i}\,u_i + \xi_i r v, x\rangle)`
+    with :math:`u_i \sim N(0, I_d/d)` independent, :math:`c_i = 1 + \xi_i^2(c_b - 1)`,
+    :math:`v = \gamma\beta_* + \sqrt{1-\gamma^2}\,\zeta` (:math:`\zeta \perp \beta_*`
+    a random unit vector) and :math:`(r, c_b, \gamma)` of
+    :func:`helpers.theory.spiked_rf_parameters` at each step: the model the fixed point of
+    :func:`helpers.theory.large_step_risk` solves, with no gradient step taken.  Ridge on
+    :math:`n = \psi_1 d` fresh samples, risk on fresh test points, as for the network.
+
+    Parameters
+    ----------
+    student, teacher : str, callable or Activation
+    d : int
+    psi1, psi2, lam : float
+    etas : sequence of float
+        Step sizes :math:`\tilde\eta \ge 0`; each gets its own :math:`(r, c_b, \gamma)` on
+        the same :math:`u_i`, :math:`\zeta` and data.
+    second_layer : "gaussian", "rademacher" or ndarray of shape (N,)
+        The magnitudes :math:`\xi_i = |\sqrt N a_i|`: the Gaussian draw of
+        :func:`helpers.init_student` (as the network's run with the same seed), all 1, or given.
+    noise : float
+    seed : int or sequence of int
+
+    Returns
+    -------
+    ndarray of shape (len(etas),)
+    """
+    d, n, N, lambdas, n_test = _check_run(d, psi1, psi2, lam=lam, noise=noise)
+    if lambdas.size != 1:
+        raise ValueError(f"lam must be one penalty; got {lam!r}")
+    etas = [check_nonnegative("etas", float(e)) for e in np.atleast_1d(etas)]
+    student, teacher = as_student(student), as_teacher(teacher)
+    streams = spawn_streams(seed)
+    beta = sample_teacher(d, rng=streams["teacher"])
+    _, a = init_student(d, N, rng=streams["init"], second_layer="gaussian")
+    if isinstance(second_layer, str):
+        check_choice("second_layer", second_layer, ("gaussian", "rademacher"))
+        xi = np.abs(a) * math.sqrt(N) if second_layer == "gaussian" else np.ones(N)
+    else:
+        xi = np.asarray(second_layer, dtype=float)
+        if xi.shape != (N,) or not np.all(np.isfinite(xi)) or np.any(xi < 0):
+            raise ValueError(f"second_layer: magnitudes must be {N} finite numbers >= 0 (one "
+                             f"per neuron); got shape {xi.shape}")
+    U = streams["step"].standard_normal((d, N)) / math.sqrt(d)
+    zeta = streams["step"].standard_normal(d)
+    zeta -= (zeta @ beta) * beta
+    zeta /= np.linalg.norm(zeta)
+    Xr, yr = sample_data(n, beta, teacher, noise=noise, rng=streams["ridge"])
+    risks = []
+    for e in etas:
+        r, cb, gamma = spiked_rf_parameters(student, teacher, psi1=psi1, eta_scale=e,
+                                            noise=noise)
+        v = gamma * beta + math.sqrt(1 - gamma**2) * zeta
+        W1 = np.sqrt(1 + xi**2 * (cb - 1))[None, :] * U + np.outer(v, xi * r)
+        B = ridge_path(features(Xr, W1, student), yr, lambdas)
+        risk, _ = prediction_risk(W1, B, student, teacher, beta, n_test=n_test,
+                                  rng=streams["test"])
+        risks.append(risk[0])
+    return np.array(risks)

@@ -14,7 +14,7 @@ approximately :math:`\sigma(\sqrt{c_b}\langle w^0_i, x\rangle + r\,\xi_i z_v)`, 
 
 Two approximations are made, and they are distinct: (1) the trained network is replaced by
 this spiked random-features model, whose bulk is :math:`\sqrt{c_b}` times a Gaussian matrix
-independent of everything else (Dandi et al. 2024, arXiv:2410.18938, prove this equivalence
+independent of everything else (Dandi et al. 2025, arXiv:2410.18938, prove this equivalence
 in the limit of a large first batch); (2) conditionally on :math:`z_v` the model's features
 are replaced by Gaussian equivalents with :math:`z_v`-dependent coefficients
 :math:`\mu_0(z_v), \mu_1(z_v), \mu_2(z_v)` (a conjecture in Cui et al. 2024), and the
@@ -349,7 +349,7 @@ def _solve(P: _NodeTables, *, alpha, lam_eff, psi2, noise):
 
 
 def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
-                     second_layer="rademacher") -> dict:
+                     second_layer="rademacher", d=None) -> dict:
     r"""The risk and the order parameters of :func:`large_step_risk`.
 
     Returns a dict of arrays broadcast over ``eta_scale`` and ``lam`` with keys ``risk``,
@@ -360,7 +360,7 @@ def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
     ``psi_o``, ``q2``, ``V2`` have a trailing axis of length ``J`` and ``q1``, ``V1`` two
     (the :math:`J\times J` matrices :math:`Q_1, V_1`); ``r`` and ``c_b`` are those of
     :math:`|\xi| = 1` (population :math:`j` has :math:`x_jr` and
-    :math:`1 + x_j^2(c_b - 1)`).
+    :math:`1 + x_j^2(c_b - 1)`).  ``d``: as in :func:`large_step_risk`.
     """
     s = as_student(student)
     t = as_teacher(teacher)
@@ -371,9 +371,12 @@ def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
     eta = check_array("eta_scale", eta_scale, positive=False)
     _check_odd(s)
     eta_b, lam_b = np.broadcast_arrays(eta, lam)
-    if not (isinstance(second_layer, str) and second_layer == "rademacher"):
+    width = None if d is None else max(1, round(psi2 * check_positive("d", d, integer=True)))
+    if width is not None or not (isinstance(second_layer, str)
+                                 and second_layer == "rademacher"):
         return _population_parts(s, t, psi1=psi1, psi2=psi2, noise=noise, eta_b=eta_b,
-                                 lam_b=lam_b, atoms=second_layer_atoms(second_layer))
+                                 lam_b=lam_b, atoms=second_layer_atoms(second_layer),
+                                 width=width)
     r, cb, gamma = spiked_rf_parameters(s, t, psi1=psi1, eta_scale=np.unique(eta_b),
                                         noise=noise)
     alpha = psi1 / psi2
@@ -397,7 +400,7 @@ def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
 
 
 def large_step_risk(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
-                    second_layer="rademacher"):
+                    second_layer="rademacher", d=None):
     r"""Asymptotic prediction risk of ridge on the features after one large step.
 
     The limit :math:`n, d, N\to\infty` with :math:`n/d = \psi_1` samples in each stage,
@@ -437,6 +440,14 @@ def large_step_risk(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
         Marchenko-Pastur law (:class:`_Resolvent`; notes/gaussian_second_layer.md).  The
         Gaussian layer is the half-normal law of :math:`|\xi|` replaced by its
         ``_HALF_NORMAL_ATOMS``-point Gauss rule (:func:`half_normal_rule`).
+    d : int, optional
+        ``None`` (default): the limit :math:`N\to\infty`.  An input dimension: the
+        finite-width correction at :math:`N = \mathrm{round}(\psi_2 d)` of the readout's
+        mean directions, which the limit treats as free (ours, a derivation:
+        :func:`_solve_populations`, ``notes/gaussian_second_layer.md`` section 10).  It is the
+        only correction kept, the one that is not uniform in the step: at a small step the
+        populations' mean features are nearly collinear and the limit's readout needs large
+        coefficients on them.
 
     Returns
     -------
@@ -452,7 +463,7 @@ def large_step_risk(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
     """
     risk = large_step_parts(student, teacher, psi1=psi1, psi2=psi2, lam=lam,
                             eta_scale=eta_scale, noise=noise,
-                            second_layer=second_layer)["risk"]
+                            second_layer=second_layer, d=d)["risk"]
     return float(risk) if risk.ndim == 0 else risk
 
 
@@ -747,7 +758,7 @@ def _solve_V_populations(P: _PopulationTables, alpha, lam_eff, psi2):
     return R, vh, new
 
 
-def _solve_populations(P: _PopulationTables, *, alpha, lam_eff, psi2, noise):
+def _solve_populations(P: _PopulationTables, *, alpha, lam_eff, psi2, noise, width=None):
     r"""The replica-symmetric fixed point with populations, and the risk.
 
     Given :math:`\kappa`, neuron :math:`i` of population :math:`j` is replaced by
@@ -777,21 +788,40 @@ def _solve_populations(P: _PopulationTables, *, alpha, lam_eff, psi2, noise):
     5. the risk :math:`E_\kappa[H\!H + c^2 - 2cH - 2H_1\mu_1\cdot\psi + y]`.
 
     With one population these are the equations of :func:`_solve` term by term.
+
+    ``width`` :math:`= N` (finite; ``None`` for the limit) keeps :math:`N` finite in the one
+    place where the limit drops it (ours, a derivation; ``notes/gaussian_second_layer.md``,
+    section 10).  The mean direction :math:`1_j` of population :math:`j` is treated as the
+    spike direction :math:`P_jWv` is: a generic vector of population :math:`j`'s
+    coordinates, so :math:`1_j^\top S^{-1}1_j = N_jV_{2,j}/p_j` and
+    :math:`m_j = NV_{2,j}\hat m_j` with :math:`\hat m_j = \alpha E[g\,\mu_{0,j}(H - c)]`
+    (the limit has :math:`\hat m_j\to 0`: a projection).  So
+    :math:`E[g\,\mu_{0,j}(H - c)] = \rho_jm_j`, :math:`\rho_j = 1/(\alpha NV_{2,j})`
+    (a ridge instead of a projection), and the direction adds
+    :math:`\|\hat m_j1_j\|^2/p_j = N\hat m_j^2` to the source :math:`b_2` of step 4, as
+    the spike adds :math:`\psi_2c_j\hat\theta_j^2`.
     """
     R, (vh1, vh2), Vk = _solve_V_populations(P, alpha, lam_eff, psi2)
     k, w, M0, M1, M2 = P.k, P.w, P.M0, P.M1, P.M2
     J = P.p.size
     g = w / (1.0 + Vk)
     sq = np.sqrt(g)
-    # 2. the free mean directions and theta
+    # 2. the mean directions (free as N -> infinity; a ridge at finite N) and theta
     F0 = sq[:, None] * M0
-    U, s, _ = np.linalg.svd(F0, full_matrices=False)
-    floor = 1e-14 * max(1.0, float(np.sum(g[:, None] * M1 * M1)))
-    keep = (s * s > floor) & (s > _SPAN_RCOND * (s[0] if s.size else 0.0))
-    U = U[:, keep]
+    if width is None:
+        U, s, _ = np.linalg.svd(F0, full_matrices=False)
+        floor = 1e-14 * max(1.0, float(np.sum(g[:, None] * M1 * M1)))
+        keep = (s * s > floor) & (s > _SPAN_RCOND * (s[0] if s.size else 0.0))
+        U = U[:, keep]
 
-    def off_span(X):
-        return X - U @ (U.T @ X)
+        def off_span(X):
+            return X - U @ (U.T @ X)
+    else:
+        rho = 1.0 / (alpha * width * R.V2)             # 1 / (alpha N V_2j)
+        gram = F0.T @ F0 + np.diag(rho)
+
+        def off_span(X):
+            return X - F0 @ np.linalg.solve(gram, F0.T @ X)
 
     Bt = sq[:, None] * (k[:, None] * M1)
     Ht = sq * P.H
@@ -800,7 +830,12 @@ def _solve_populations(P: _PopulationTables, *, alpha, lam_eff, psi2, noise):
     theta = np.linalg.solve(lhs, alpha * T * (Bt.T @ off_span(Ht)))
     resid = off_span(Ht - Bt @ theta)                  # sqrt(g) (H - c)
     c = P.H - resid / sq
-    m = np.linalg.lstsq(F0, Ht - Bt @ theta - resid, rcond=_SPAN_RCOND)[0]
+    if width is None:
+        m = np.linalg.lstsq(F0, Ht - Bt @ theta - resid, rcond=_SPAN_RCOND)[0]
+        b_mean = 0.0
+    else:
+        m = np.linalg.solve(gram, F0.T @ (Ht - Bt @ theta))
+        b_mean = width * (alpha * (F0.T @ resid)) ** 2  # N m_hat^2, m_hat = alpha E[g mu0 (H-c)]
     th_hat = alpha * (Bt.T @ resid)
     # 3. the teacher's part orthogonal to v
     ps_hat = alpha * ((g * P.H1) @ M1)
@@ -812,7 +847,7 @@ def _solve_populations(P: _PopulationTables, *, alpha, lam_eff, psi2, noise):
     outer = M1[:, :, None] * M1[:, None, :]           # v(kappa): (nodes, J, J) and M2
     dV1, dV2 = R.derivative(outer, M2)
     G = outer.reshape(k.size, -1) @ dV1.reshape(k.size, -1).T + M2 @ dV2.T
-    b1, b2 = psi2 * np.outer(ps_hat, ps_hat), psi2 * P.c * th_hat**2
+    b1, b2 = psi2 * np.outer(ps_hat, ps_hat), psi2 * P.c * th_hat**2 + b_mean
     db1, db2 = R.derivative(b1[None], b2[None])
     yb = _energetic_v(P, db1[0], db2[0])
     y = np.linalg.solve(np.eye(k.size) + alpha * G * g2[None, :],
@@ -825,7 +860,7 @@ def _solve_populations(P: _PopulationTables, *, alpha, lam_eff, psi2, noise):
                 V1=R.V1, V2=R.V2)
 
 
-def _population_parts(s, t, *, psi1, psi2, noise, eta_b, lam_b, atoms):
+def _population_parts(s, t, *, psi1, psi2, noise, eta_b, lam_b, atoms, width=None):
     """:func:`large_step_parts` for a second layer with the magnitudes ``atoms``."""
     mags, weights = atoms
     J = int(np.count_nonzero(weights > 0))
@@ -844,7 +879,7 @@ def _population_parts(s, t, *, psi1, psi2, noise, eta_b, lam_b, atoms):
         P = _population_tables(s, t, float(r[j]), float(cb[j]), gamma, tuple(mags),
                                tuple(weights))
         res = _solve_populations(P, alpha=alpha, lam_eff=float(lam_b[idx]) * alpha,
-                                 psi2=psi2, noise=noise)
+                                 psi2=psi2, noise=noise, width=width)
         res.update(r=float(r[j]), c_b=float(cb[j]))
         for key, value in res.items():
             out[key][idx] = value
