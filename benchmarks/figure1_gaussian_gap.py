@@ -32,7 +32,7 @@ CSV = RESULTS / "figure1_gaussian_gap.csv"
 MD = RESULTS / "figure1_gaussian_gap.md"
 PSI2, LAM, NOISE = 2.0, 1e-3, 0.1
 PSI1S = (4.0, 7.0, 10.0)
-RUNS = {128: 16, 256: 48, 512: 24, 1024: 4}
+RUNS = {128: 16, 256: 48, 512: 24, 1024: 16}
 
 
 def theory_at(psi1: float) -> float:
