@@ -1,5 +1,7 @@
 """Information and generative exponents (helpers.theory.exponents): known answers."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -185,3 +187,16 @@ def test_label_perturbation_test_needs_the_tie_tolerance(monkeypatch):
     monkeypatch.setattr(exponents, "_TIE_RTOL", 0.0)
     assert generative_exponent(_perturbed(he4)) == 1
     assert generative_exponent(_perturbed(parity3, 3), k=3, max_degree=4) != 3
+
+
+def test_an_odd_single_index_link_can_have_generative_exponent_three():
+    # sign(z), flipped beyond |z| = sqrt(2 ln 2): odd, and E[z | y] = phi(0) - 2 phi(c) = 0, so
+    # no transformation of y reaches degree 1 (nor 2: it is odd). Its jumps must be given as
+    # kinks for the coefficient rule (a jump off a piece's edge converges slowly).
+    from helpers import get_activation
+    c = math.sqrt(2 * math.log(2))
+    link = get_activation(lambda z: np.where(np.abs(z) < c, np.sign(z), -np.sign(z)),
+                          derivative=lambda z: 0 * z, kinks=(-c, c))
+    assert information_exponent(link, max_degree=6) == 3
+    assert generative_exponent(link, max_degree=6) == 3
+    assert generative_exponent(_perturbed(link), max_degree=6) == 3
