@@ -89,6 +89,9 @@ def simulate_spiked_model(layer, d, psi1, etas, seed, bulk="isotropic", *, psi2=
     and (X, y) the step's data: covariance X^T D_y^2 X / (n E y^2 d), anisotropic (shaped
     by the step's data) and the same for every neuron, instead of c_i I/d."""
     student, teacher = as_student(STUDENT), as_teacher(TEACHER)
+    if bulk == "isotropic" and layer != "two":
+        return population_model_risks(student, teacher, d=d, psi1=psi1, psi2=psi2, lam=lam,
+                                      etas=etas, second_layer=layer, seed=seed)
     n, N = round(psi1 * d), round(psi2 * d)
     streams = spawn_streams(seed)
     beta = sample_teacher(d, rng=streams["teacher"])
