@@ -39,7 +39,7 @@ def empirical_loss(X, y, W, a, student) -> float:
     return 0.5 * float(np.mean(r * r))
 
 
-def first_step_gradient(X, y, W, a, student) -> np.ndarray:
+def first_step_gradient(X, y, W, a, student, *, initial_output: bool = True) -> np.ndarray:
     r"""The negative gradient :math:`G_0 = -\nabla_W L` of eq. (2.1), evaluated at ``W``.
 
     .. math::
@@ -54,6 +54,10 @@ def first_step_gradient(X, y, W, a, student) -> np.ndarray:
     W : ndarray of shape (d, N)
     a : ndarray of shape (N,)
     student : str, callable or Activation
+    initial_output : bool
+        ``True`` (eq. 2.1): the residual is :math:`y - f(x)`.  ``False``: the residual is
+        :math:`y` alone, the step of the population model, used to measure what the
+        network's initial output :math:`f_0` changes (chapter 5).
 
     Returns
     -------
@@ -64,7 +68,7 @@ def first_step_gradient(X, y, W, a, student) -> np.ndarray:
     student = as_student(student)
     n, N = X.shape[0], W.shape[1]
     act, slope = student.value_and_derivative(X @ W)  # sigma(XW), sigma'(XW): (n, N)
-    residual = y - act @ a / math.sqrt(N)               # y - f(X): (n,)
+    residual = y - act @ a / math.sqrt(N) if initial_output else y   # y - f(X): (n,)
     M = (residual / math.sqrt(N))[:, None] * a[None, :] * slope
     return X.T @ M / n
 
@@ -115,19 +119,19 @@ class FirstStep:
 
 
 def first_step_from_streams(student, teacher, *, d, n, N, eta, noise, streams,
-                second_layer="gaussian") -> FirstStep:
+                second_layer="gaussian", initial_output=True) -> FirstStep:
     """:func:`run_first_step` on checked sizes, resolved activations (the teacher centred)
     and the streams of :func:`helpers.data.spawn_streams` (the seeded runners share them)."""
     beta = sample_teacher(d, rng=streams["teacher"])
     W0, a = init_student(d, N, rng=streams["init"], second_layer=second_layer)
     X, y = sample_data(n, beta, teacher, noise=noise, rng=streams["step"])
-    G0 = first_step_gradient(X, y, W0, a, student)
+    G0 = first_step_gradient(X, y, W0, a, student, initial_output=initial_output)
     return FirstStep(beta=beta, X=X, y=y, W0=W0, a=a, G0=G0, W1=one_step(W0, G0, eta),
                      eta=float(eta))
 
 
 def run_first_step(student, teacher, *, d, psi1, psi2, eta, noise=0.0, seed=0,
-                   second_layer="gaussian") -> FirstStep:
+                   second_layer="gaussian", initial_output=True) -> FirstStep:
     r"""Draw the teacher, the step data and the student, and take the first step.
 
     Uses the random streams of :func:`helpers.data.spawn_streams`, like
@@ -147,10 +151,13 @@ def run_first_step(student, teacher, *, d, psi1, psi2, eta, noise=0.0, seed=0,
     seed : int, numpy.random.SeedSequence or numpy.random.Generator
     second_layer : {"gaussian", "rademacher"}
         See :func:`helpers.init_student`.
+    initial_output : bool
+        See :func:`first_step_gradient`.
     """
     d, n, N = problem_sizes(d, psi1, psi2)
     check_nonnegative("eta", eta)
     check_nonnegative("noise", noise)
     return first_step_from_streams(as_student(student), as_teacher(teacher), d=d, n=n, N=N,
                                    eta=eta, noise=noise, streams=spawn_streams(seed),
-                                   second_layer=second_layer)
+                                   second_layer=second_layer,
+                                   initial_output=initial_output)

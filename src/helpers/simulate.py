@@ -176,7 +176,7 @@ def _risks_over_etas(fs: FirstStep, Xr, yr, test_blocks, etas, lambdas, student,
 
 def simulate_etas(student, teacher, *, d, psi1, psi2, lam, etas, noise=0.0, seed=0,
                   n_test=None, chunk: int = TEST_BLOCK,
-                  second_layer="gaussian") -> list[dict]:
+                  second_layer="gaussian", initial_output=True) -> list[dict]:
     r"""Real-feature risk for several learning rates on shared data, one gradient.
 
     Same streams as :func:`simulate_one_step`, so the risk for each ``eta`` equals
@@ -193,6 +193,9 @@ def simulate_etas(student, teacher, *, d, psi1, psi2, lam, etas, noise=0.0, seed
         Test points per block (as in :func:`helpers.prediction_risk`).
     second_layer : {"gaussian", "rademacher"}
         As in :func:`simulate_one_step` (the same draws for both).
+    initial_output : bool
+        ``False`` steps with the residual :math:`y` instead of :math:`y - f_0(x)`
+        (:func:`helpers.first_step.first_step_gradient`); the same draws either way.
     Other parameters as in :func:`simulate_one_step`.
 
     Returns
@@ -206,7 +209,8 @@ def simulate_etas(student, teacher, *, d, psi1, psi2, lam, etas, noise=0.0, seed
     student, teacher = as_student(student), as_teacher(teacher)
     streams = spawn_streams(seed)
     fs = first_step_from_streams(student, teacher, d=d, n=n, N=N, eta=0.0, noise=noise,
-                                 streams=streams, second_layer=second_layer)
+                                 streams=streams, second_layer=second_layer,
+                                 initial_output=bool(initial_output))
     Xr, yr = sample_data(n, fs.beta, teacher, noise=noise, rng=streams["ridge"])
     blocks = normal_blocks(streams["test"], n_test, d, block=chunk)
     risk = _risks_over_etas(fs, Xr, yr, blocks, etas, lambdas, student, teacher)

@@ -349,7 +349,7 @@ def _solve(P: _NodeTables, *, alpha, lam_eff, psi2, noise):
 
 
 def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
-                     second_layer="rademacher", d=None) -> dict:
+                     second_layer="rademacher", d=None, initial_output=True) -> dict:
     r"""The risk and the order parameters of :func:`large_step_risk`.
 
     Returns a dict of arrays broadcast over ``eta_scale`` and ``lam`` with keys ``risk``,
@@ -360,7 +360,7 @@ def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
     ``psi_o``, ``q2``, ``V2`` have a trailing axis of length ``J`` and ``q1``, ``V1`` two
     (the :math:`J\times J` matrices :math:`Q_1, V_1`); ``r`` and ``c_b`` are those of
     :math:`|\xi| = 1` (population :math:`j` has :math:`x_jr` and
-    :math:`1 + x_j^2(c_b - 1)`).  ``d``: as in :func:`large_step_risk`.
+    :math:`1 + x_j^2(c_b - 1)`).  ``d``, ``initial_output``: as in :func:`large_step_risk`.
     """
     s = as_student(student)
     t = as_teacher(teacher)
@@ -376,7 +376,7 @@ def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
                                  and second_layer == "rademacher"):
         return _population_parts(s, t, psi1=psi1, psi2=psi2, noise=noise, eta_b=eta_b,
                                  lam_b=lam_b, atoms=second_layer_atoms(second_layer),
-                                 width=width)
+                                 width=width, initial_output=bool(initial_output))
     r, cb, gamma = spiked_rf_parameters(s, t, psi1=psi1, eta_scale=np.unique(eta_b),
                                         noise=noise)
     alpha = psi1 / psi2
@@ -400,7 +400,7 @@ def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
 
 
 def large_step_risk(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
-                    second_layer="rademacher", d=None):
+                    second_layer="rademacher", d=None, initial_output=True):
     r"""Asymptotic prediction risk of ridge on the features after one large step.
 
     The limit :math:`n, d, N\to\infty` with :math:`n/d = \psi_1` samples in each stage,
@@ -444,10 +444,17 @@ def large_step_risk(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
         ``None`` (default): the limit :math:`N\to\infty`.  An input dimension: the
         finite-width correction at :math:`N = \mathrm{round}(\psi_2 d)` of the readout's
         mean directions, which the limit treats as free (ours, a derivation:
-        :func:`_solve_populations`, ``notes/gaussian_second_layer.md`` section 10).  It is the
-        only correction kept, the one that is not uniform in the step: at a small step the
+        :func:`_solve_populations`, ``notes/gaussian_second_layer.md`` sections 10-11).  The
+        corrections kept are those that are not uniform in the step: at a small step the
         populations' mean features are nearly collinear and the limit's readout needs large
-        coefficients on them.
+        coefficients on them, so their penalty and the bulk's variance along them matter.
+    initial_output : bool
+        With ``d``: ``True`` (default) for the network, whose step's residual
+        :math:`y - f_0` contains the initial output :math:`f_0`, which changes the bulk's
+        variance along the readout's mean direction (:func:`_initial_output_contraction`);
+        ``False`` for the population model without it (the model
+        :func:`helpers.simulate.population_model_risks` draws, and the network stepped with
+        the residual :math:`y`).  No effect in the limit (``d=None``).
 
     Returns
     -------
@@ -463,7 +470,8 @@ def large_step_risk(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
     """
     risk = large_step_parts(student, teacher, psi1=psi1, psi2=psi2, lam=lam,
                             eta_scale=eta_scale, noise=noise,
-                            second_layer=second_layer, d=d)["risk"]
+                            second_layer=second_layer, d=d,
+                            initial_output=initial_output)["risk"]
     return float(risk) if risk.ndim == 0 else risk
 
 
@@ -758,7 +766,8 @@ def _solve_V_populations(P: _PopulationTables, alpha, lam_eff, psi2):
     return R, vh, new
 
 
-def _solve_populations(P: _PopulationTables, *, alpha, lam_eff, psi2, noise, width=None):
+def _solve_populations(P: _PopulationTables, *, alpha, lam_eff, psi2, noise, width=None,
+                       contraction=None):
     r"""The replica-symmetric fixed point with populations, and the risk.
 
     Given :math:`\kappa`, neuron :math:`i` of population :math:`j` is replaced by
@@ -800,6 +809,15 @@ def _solve_populations(P: _PopulationTables, *, alpha, lam_eff, psi2, noise, wid
     (a ridge instead of a projection), and the direction adds
     :math:`\|\hat m_j1_j\|^2/p_j = N\hat m_j^2` to the source :math:`b_2` of step 4, as
     the spike adds :math:`\psi_2c_j\hat\theta_j^2`.
+
+    ``contraction`` (with ``width`` only): the network's initial output in the step
+    (:func:`_initial_output_contraction`), a :math:`J\times J` matrix :math:`E^2` that
+    changes the bulk's variance along one direction of the span of the :math:`1_j`; the mean
+    directions' metric :math:`G_{jk} = 1_j^\top S^{-1}1_k/N` is then no longer
+    :math:`\mathrm{diag}(V_2)` but :func:`_mean_metric`'s: :math:`m = NG\hat m`, the penalty
+    is the matrix :math:`(\alpha NG)^{-1}`, and the second-moment source is the gradient of
+    :math:`N\hat m^\top G\hat m` in :math:`(\hat V_1, \hat V_2)` (with :math:`E^2 = I`,
+    the lines above; ``notes/gaussian_second_layer.md``, section 11).
     """
     R, (vh1, vh2), Vk = _solve_V_populations(P, alpha, lam_eff, psi2)
     k, w, M0, M1, M2 = P.k, P.w, P.M0, P.M1, P.M2
@@ -817,8 +835,8 @@ def _solve_populations(P: _PopulationTables, *, alpha, lam_eff, psi2, noise, wid
         def off_span(X):
             return X - U @ (U.T @ X)
     else:
-        rho = 1.0 / (alpha * width * R.V2)             # 1 / (alpha N V_2j)
-        gram = F0.T @ F0 + np.diag(rho)
+        metric = _MeanMetric(R, lam_eff + vh2, P.p, contraction)
+        gram = F0.T @ F0 + np.linalg.inv(alpha * width * metric.G)   # penalty (alpha N G)^-1
 
         def off_span(X):
             return X - F0 @ np.linalg.solve(gram, F0.T @ X)
@@ -832,10 +850,10 @@ def _solve_populations(P: _PopulationTables, *, alpha, lam_eff, psi2, noise, wid
     c = P.H - resid / sq
     if width is None:
         m = np.linalg.lstsq(F0, Ht - Bt @ theta - resid, rcond=_SPAN_RCOND)[0]
-        b_mean = 0.0
+        mean_src = (0.0, 0.0)
     else:
         m = np.linalg.solve(gram, F0.T @ (Ht - Bt @ theta))
-        b_mean = width * (alpha * (F0.T @ resid)) ** 2  # N m_hat^2, m_hat = alpha E[g mu0 (H-c)]
+        mean_src = metric.source(width, alpha * (F0.T @ resid))  # m_hat = alpha E[g mu0 (H-c)]
     th_hat = alpha * (Bt.T @ resid)
     # 3. the teacher's part orthogonal to v
     ps_hat = alpha * ((g * P.H1) @ M1)
@@ -847,20 +865,118 @@ def _solve_populations(P: _PopulationTables, *, alpha, lam_eff, psi2, noise, wid
     outer = M1[:, :, None] * M1[:, None, :]           # v(kappa): (nodes, J, J) and M2
     dV1, dV2 = R.derivative(outer, M2)
     G = outer.reshape(k.size, -1) @ dV1.reshape(k.size, -1).T + M2 @ dV2.T
-    b1, b2 = psi2 * np.outer(ps_hat, ps_hat), psi2 * P.c * th_hat**2 + b_mean
+    b1, b2 = psi2 * np.outer(ps_hat, ps_hat), psi2 * P.c * th_hat**2
     db1, db2 = R.derivative(b1[None], b2[None])
-    yb = _energetic_v(P, db1[0], db2[0])
+    yb = _energetic_v(P, db1[0] + mean_src[0], db2[0] + mean_src[1])
     y = np.linalg.solve(np.eye(k.size) + alpha * G * g2[None, :],
                         -yb - alpha * G @ (g2 * base))
     qh1 = alpha * np.einsum("a,ajk->jk", g2 * (base + y), outer)
     qh2 = alpha * (g2 * (base + y)) @ M2
     dq1, dq2 = R.derivative((qh1 + b1)[None], (qh2 + b2)[None])
     risk = np.dot(w, P.HH + c * c - 2.0 * c * P.H - 2.0 * P.H1 * cross + y)
-    return dict(risk=float(risk), m=m, theta=theta, psi_o=psi, q1=-dq1[0], q2=-dq2[0],
-                V1=R.V1, V2=R.V2)
+    return dict(risk=float(risk), m=m, theta=theta, psi_o=psi, q1=-dq1[0] - mean_src[0],
+                q2=-dq2[0] - mean_src[1], V1=R.V1, V2=R.V2)
 
 
-def _population_parts(s, t, *, psi1, psi2, noise, eta_b, lam_b, atoms, width=None):
+class _MeanMetric:
+    r"""The readout's mean directions at finite width: the metric
+    :math:`G_{jk} = 1_j^\top S^{-1}1_k/N` and the gradient of :math:`N\hat m^\top G\hat m`.
+
+    The bulk's row covariance in neuron space may be changed along one direction of the span
+    of the :math:`1_j`: ``E2`` :math:`= E^2` in the basis :math:`1_j/\sqrt{N_j}`
+    (``None``: :math:`E = I`).  The Schur complement of :math:`S` on that span is
+    :math:`C_{jk} = \Lambda_j\delta_{jk} + g_j'^\top\mathcal M_{jk}g_k'`, with
+    :math:`g_j'` the bulk's columns along :math:`1_j/\sqrt{N_j}` and :math:`\mathcal M`
+    independent of them with block traces :math:`\Sigma = A(I + TA)^{-1}` (the resolvent's
+    self-energy, :class:`_Resolvent`).  Unchanged, the :math:`g_j` are independent
+    :math:`N(0, I/d)` and :math:`C = \mathrm{diag}(\Lambda + \mathrm{diag}\,\Sigma)`; as
+    :math:`g' = Eg` they give
+
+    .. math::
+
+        C = \mathrm{diag}(\Lambda) + E^2\circ\Sigma,\qquad
+        G = D_p^{1/2}C^{-1}D_p^{1/2}
+
+    (:math:`E^2 = I` gives :math:`G = \mathrm{diag}(V_2)`).
+    """
+
+    def __init__(self, R, Lam, p, E2=None):
+        self.R = R
+        self.E2 = np.eye(p.size) if E2 is None else E2
+        self.sp = np.sqrt(p)
+        self.Cinv = np.linalg.inv(np.diag(Lam) + self.E2 * R.At)
+        self.G = self.sp[:, None] * self.Cinv * self.sp[None, :]
+
+    def source(self, width, m_hat):
+        r"""The gradient of :math:`N\hat m^\top G\hat m` in :math:`(\hat V_1, \hat V_2)`
+        (the mean direction's part of the source of the second moments).
+
+        With :math:`w = C^{-1}D_p^{1/2}\hat m` and :math:`W = E^2\circ ww^\top`:
+        :math:`dC = \mathrm{diag}(d\Lambda) + E^2\circ d\Sigma`,
+        :math:`d\Sigma = M^\top dA\,M - \Sigma\,dT\,\Sigma` and :math:`dt` from the
+        equation of :meth:`_Resolvent.derivative` give :math:`-N(w\circ w + \zeta)` in
+        :math:`\hat V_2` and :math:`-N\,C_c\circ M(W + \mathrm{diag}\,\zeta)M^\top` in
+        :math:`\hat V_1`, with :math:`\zeta = \omega\circ J^{-\top}\mathrm{diag}(\Sigma
+        W\Sigma)` and :math:`C_c = (\sqrt{c_jc_k})`.
+        """
+        R = self.R
+        w = self.Cinv @ (self.sp * m_hat)
+        Wm = self.E2 * np.outer(w, w)
+        z = np.einsum("jk,kl,lj->j", R.At, Wm, R.At)
+        zeta = R.omega * np.linalg.solve(R.jac.T, z)
+        g1 = -width * R.C * (R.M @ (Wm + np.diag(zeta)) @ R.M.T)
+        g2 = -width * (w * w + zeta)
+        return g1, g2
+
+
+def _initial_output_contraction(s, t, *, psi1, psi2, noise, eta_scale, x, p, c_b):
+    r"""The network's initial output in the step, as a change of the bulk along the readout's
+    mean direction: :math:`E^2 = I - \beta\nu\nu^\top` in the basis :math:`1_j/\sqrt{N_j}`
+    of :func:`_MeanMetric` (ours, a derivation; ``notes/gaussian_second_layer.md``, section 11).
+
+    The gradient's residual is :math:`y - f_0`, and :math:`f_0(x) = \frac1N\sum_i\xi_i
+    \sigma(\langle w^0_i, x\rangle)` has the linear part :math:`\mu_1\langle W_0\xi/N,
+    x\rangle`.  Through the :math:`\mu_1` part of :math:`\sigma'` it moves neuron :math:`i`
+    by :math:`-\tilde\eta\mu_1\xi_i\frac1nX^\top f_0(X)`: the bulk becomes
+    :math:`W_0(I - t\,uu^\top) - \tilde\eta\mu_1\sqrt N g_3u^\top` (signs absorbed,
+    :math:`u = |\xi|/\sqrt N`, :math:`t = \tilde\eta\mu_1^2`, :math:`g_3` the sampling
+    noise of :math:`\frac1nX^\top f_0`, :math:`\|g_3\|^2 \approx E\xi^2E\sigma^2/(N\psi_1)`).
+    The step's bulk noise is correlated across neurons along :math:`u` too
+    (:math:`E[h_ih_k] \approx \frac12(E\sigma^{(3)})^2\langle w_i, w_k\rangle^2`,
+    :math:`h = \sigma' - \mu_1`).  So the bulk's row covariance in neuron space is
+    :math:`D_c - \beta uu^\top`, :math:`D_c = \mathrm{diag}(1 + \xi_i^2(c_b - 1))`,
+
+    .. math::
+
+        \beta = 2t - t^2E\xi^2 - \frac{\tilde\eta^2}{\psi_1}\Big(\frac{\psi_2}{2}E y^2
+        (E\sigma^{(3)})^2 + \mu_1^2E\sigma^2E\xi^2\Big),
+
+    and in the basis of populations :math:`\nu_j = x_j\sqrt{p_j/c_j}`.  For the
+    :math:`\pm1` layer the bulk's variance along the mean direction is
+    :math:`(1 - t)^2 + c_b - 1 + (\text{the last term})` instead of :math:`c_b`.
+    """
+    ey2, e_s2, e3sq = _initial_output_constants(s, t, noise)
+    x2 = float(np.dot(p, x * x))
+    tt = eta_scale * s.mu1**2
+    omega = eta_scale**2 / psi1 * (0.5 * psi2 * ey2 * e3sq + s.mu1**2 * e_s2 * x2)
+    beta = 2.0 * tt - tt * tt * x2 - omega
+    c = 1.0 + x * x * (c_b - 1.0)
+    nu = x * np.sqrt(p / c)
+    return np.eye(p.size) - beta * np.outer(nu, nu)
+
+
+@functools.lru_cache(maxsize=64)
+def _initial_output_constants(s, t, noise):
+    r""":math:`(E y^2, E\sigma^2, (E\sigma^{(3)})^2)`, with :math:`E\sigma^{(3)} =
+    E[\sigma'(z)(z^2 - 1)]` (Stein's lemma twice; no third derivative needed)."""
+    ey2 = label_second_moment(t, noise=noise)
+    e_s2 = gaussian_expectation(lambda z: s(z) ** 2, s.kinks)
+    e3 = gaussian_expectation(lambda z: s.derivative(z) * (z * z - 1.0), s.kinks)
+    return ey2, e_s2, e3 * e3
+
+
+def _population_parts(s, t, *, psi1, psi2, noise, eta_b, lam_b, atoms, width=None,
+                      initial_output=True):
     """:func:`large_step_parts` for a second layer with the magnitudes ``atoms``."""
     mags, weights = atoms
     J = int(np.count_nonzero(weights > 0))
@@ -878,8 +994,12 @@ def _population_parts(s, t, *, psi1, psi2, noise, eta_b, lam_b, atoms, width=Non
         j = int(np.searchsorted(etas, e))
         P = _population_tables(s, t, float(r[j]), float(cb[j]), gamma, tuple(mags),
                                tuple(weights))
+        E2 = None
+        if width is not None and initial_output:
+            E2 = _initial_output_contraction(s, t, psi1=psi1, psi2=psi2, noise=noise,
+                                             eta_scale=e, x=P.x, p=P.p, c_b=float(cb[j]))
         res = _solve_populations(P, alpha=alpha, lam_eff=float(lam_b[idx]) * alpha,
-                                 psi2=psi2, noise=noise, width=width)
+                                 psi2=psi2, noise=noise, width=width, contraction=E2)
         res.update(r=float(r[j]), c_b=float(cb[j]))
         for key, value in res.items():
             out[key][idx] = value
