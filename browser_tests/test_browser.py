@@ -696,7 +696,8 @@ def test_result_boxes_are_distinct_and_readable(browser, theme):
 @pytest.mark.parametrize("page", PAGES)
 def test_result_boxes_say_whose_result_they_are(page):
     """The numbering convention: a paper's box names its paper (Ba et al., 2022 for the book's
-    paper, e.g. Cui et al., 2024 for a later one), the book's own say 'ours'."""
+    paper, e.g. Cui et al., 2024 for a later one), the book's own say 'ours' (or 'elementary'
+    for an elementary fact the book states for itself)."""
     soup = _source(page)
     cited = re.compile(r"[A-Z][\w-]+ (?:et al\.|and [A-Z][\w-]+),? \d{4}")
     for box in soup.select("div.admonition.paper-result"):
@@ -704,7 +705,8 @@ def test_result_boxes_say_whose_result_they_are(page):
         assert cited.search(title), f"{page}: paper-result box without its paper: {title!r}"
     for box in soup.select("div.admonition.book-result"):
         title = box.select_one(".admonition-title").get_text(" ", strip=True)
-        assert "(ours)" in title, f"{page}: book-result box not marked as ours: {title!r}"
+        assert "(ours)" in title or "(elementary)" in title, \
+            f"{page}: book-result box not marked as ours or elementary: {title!r}"
 
 
 # --------------------------------------------------------------------------- numbering, results

@@ -31,7 +31,7 @@ _SUBMODULES = (
 _NAMES = {
     "ACTIVATION_NAMES": "activations", "Activation": "activations",
     "get_activation": "activations", "hermite_coefficients": "activations",
-    "book_seed": "config", "scale": "config",
+    "book_seed": "config", "scale": "config", "results_dir": "config",
     "sample_teacher": "data", "sample_data": "data", "init_student": "data",
     "first_step_gradient": "first_step", "one_step": "first_step",
     "run_first_step": "first_step", "FirstStep": "first_step",

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from ._validation import check_integer
 
 __all__ = ["Scale", "QUICK", "PAPER", "scale", "SCALE_ENV", "PROGRESS_ENV", "SEED_ENV",
-           "show_progress", "cpu_count", "book_seed"]
+           "RESULTS_ENV", "show_progress", "cpu_count", "book_seed", "results_dir"]
 
 SCALE_ENV = "BOOK_SCALE"
 SEED_ENV = "BOOK_SEED"
@@ -139,3 +139,26 @@ def book_seed(base: int) -> int:
     if k == 0:
         return int(base)
     return int(np.random.SeedSequence([int(base), k]).generate_state(1, dtype=np.uint32)[0])
+
+
+RESULTS_ENV = "BOOK_RESULTS"
+
+
+def results_dir():
+    """The folder of the committed benchmark results that some chapters read.
+
+    ``$BOOK_RESULTS`` if set; otherwise ``benchmarks/results`` of the repository this package
+    was installed from (``pip install -e .``).  A chapter run elsewhere (downloaded alone) gets a
+    ``FileNotFoundError`` that says what to fetch and how to point to it.
+    """
+    from pathlib import Path
+
+    env = os.environ.get(RESULTS_ENV)
+    folder = (Path(env) if env else
+              Path(__file__).resolve().parents[2] / "benchmarks" / "results")
+    if not folder.is_dir():
+        raise FileNotFoundError(
+            f"benchmark results not found at {folder}: this chapter reads committed results "
+            "from the book's repository (folder benchmarks/results); download that folder and "
+            f"set the environment variable {RESULTS_ENV} to its path")
+    return folder
