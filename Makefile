@@ -30,9 +30,14 @@ $(STAMP): requirements.txt pyproject.toml
 ## page's outputs also depend on code outside it, so the cache is dropped, with Sphinx's
 ## saved state, whenever BOOK_INPUTS or BOOK_SCALE/BOOK_SEED change: the hash of them all is
 ## kept beside the cache (book-inputs.sha256) and compared on every build; a figure is never
-## stale. The publish workflow keys its copy of the cache on the same files.
+## stale. Of benchmarks/results only the files a page reads count (BOOK_DATA: every
+## "<name>.csv" or "<name>.json" named in chapters/ or intro.md that exists there), so `make
+## bench` or a seed sweep, which write there for themselves, keep the cache. The publish
+## workflow keys its copy of the cache on a superset of these files.
 JCACHE      := _build/.jupyter_cache
-BOOK_INPUTS := chapters src/helpers intro.md requirements.txt benchmarks/results
+BOOK_DATA   := $(wildcard $(addprefix benchmarks/results/,$(shell grep -ohE \
+	  '"[A-Za-z0-9_]+\.(csv|json)"' chapters/*.md intro.md | tr -d '"' | sort -u)))
+BOOK_INPUTS := chapters src/helpers intro.md requirements.txt $(BOOK_DATA)
 BOOK_HASH    = $(shell { find $(BOOK_INPUTS) -type f ! -name 'seed_sweep_*' ! -name '*.pyc' \
 	  ! -path '*/.ipynb_checkpoints/*' \
 	  -print0 | LC_ALL=C sort -z | xargs -0 sha256sum; \

@@ -84,10 +84,10 @@ def write_markdown(df):
     th = {(layer, e): theory.large_step_risk("tanh", "tanh", psi1=PSI1, psi2=PSI2, lam=LAM,
                                              eta_scale=e, second_layer=layer)
           for layer in LAYERS for e in ETAS}
-    fw = {(layer, e, d, f0): theory.large_step_risk("tanh", "tanh", psi1=PSI1, psi2=PSI2,
-                                                    lam=LAM, eta_scale=e, second_layer=layer,
-                                                    d=d, initial_output=f0)
-          for layer in LAYERS for e in ETAS for d in SEEDS for f0 in (True, False)}
+    fw = {(layer, e, d, m): theory.large_step_risk("tanh", "tanh", psi1=PSI1, psi2=PSI2,
+                                                   lam=LAM, eta_scale=e, second_layer=layer,
+                                                   d=d, model=m)
+          for layer in LAYERS for e in ETAS for d in SEEDS for m in ("network", "population")}
     g = df.groupby(["model", "layer", "eta_scale", "d"]).risk
     s = pd.DataFrame({"mean": g.mean(), "se": g.sem(), "seeds": g.count()}).reset_index()
     lines = [
@@ -98,8 +98,8 @@ def write_markdown(df):
         "and both models on the same seeds.  Risks in units of the kernel floor mu2*^2 = "
         f"{floor:.5f}: simulation mean ± se (seeds), the asymptotic theory "
         "(`large_step_risk`, N -> infinity) and the finite-width theory "
-        "(`large_step_risk(..., d=d)`, with the network's initial output f0 in the step, and "
-        "with `initial_output=False`, the population model's).  network: the book's step, data "
+        "(`large_step_risk(..., d=d)`: `model=\"network\"`, the book's step with its initial "
+        "output f0, and `model=\"population\"`).  network: the book's step, data "
         "and ridge; population: ridge on the population model the theory solves, drawn at d "
         "(`helpers.simulate.population_model_risks`, no f0).",
         "",
@@ -111,10 +111,10 @@ def write_markdown(df):
             lines.append(f"| {layer} | {e:g} | theory, N -> infinity | "
                          + " | ".join(f"{th[layer, e] / floor:.3f}" for _ in SEEDS) + " |")
             lines.append(f"| {layer} | {e:g} | finite-width theory | "
-                         + " | ".join(f"{fw[layer, e, d, True] / floor:.3f}" for d in SEEDS)
+                         + " | ".join(f"{fw[layer, e, d, 'network'] / floor:.3f}" for d in SEEDS)
                          + " |")
-            lines.append(f"| {layer} | {e:g} | finite-width theory without f0 | "
-                         + " | ".join(f"{fw[layer, e, d, False] / floor:.3f}" for d in SEEDS)
+            lines.append(f"| {layer} | {e:g} | finite-width theory, population model | "
+                         + " | ".join(f"{fw[layer, e, d, 'population'] / floor:.3f}" for d in SEEDS)
                          + " |")
             for model in MODELS:
                 cells = []

@@ -40,28 +40,37 @@ BASE_SEED = 3408
 PLAN = [(0.5, 512, 24), (0.5, 1024, 24), (0.5, 2048, 24), (4.0, 512, 24), (4.0, 1024, 24),
         (0.5, 128, 64), (0.5, 256, 64), (0.5, 512, 64), (0.5, 1024, 64), (0.5, 2048, 48),
         (4.0, 128, 64), (4.0, 256, 48), (4.0, 2048, 24)]   # (psi2, d, seeds), in this order
+# The ablation: the same runs (same seeds) with the step's residual y instead of y - f0
+# (simulate_etas(..., initial_output=False)), where the excess is measured best.
+ABLATION = [(0.5, 128, 64), (0.5, 256, 64), (0.5, 512, 64), (0.5, 1024, 64)]
 
 
-def one_run(psi2, d, k):
+def one_run(psi2, d, k, model="network"):
     res = helpers.simulate_etas("tanh", "relu", d=d, psi2=psi2, etas=(0.0,) + ETAS,
-                                seed=[BASE_SEED, d, PSI2.index(psi2), k], **KW)
+                                seed=[BASE_SEED, d, PSI2.index(psi2), k],
+                                initial_output=model == "network", **KW)
     r0 = res[0]["risk"]
-    return [dict(psi2=psi2, d=d, seed=k, eta=r["eta"], gain=r0 - r["risk"]) for r in res[1:]]
+    return [dict(psi2=psi2, d=d, seed=k, eta=r["eta"], gain=r0 - r["risk"], model=model)
+            for r in res[1:]]
 
 
 def run():
     old = pd.read_csv(CSV) if CSV.exists() else pd.DataFrame(
-        columns=["psi2", "d", "seed", "eta", "gain", "sim_s"])
-    for psi2, d, seeds in PLAN:
-        have = set(old[(old.psi2 == psi2) & (old.d == d)].seed)
-        for k in range(seeds):
-            if k in have:
-                continue
-            t0 = time.time()
-            rows = pd.DataFrame(one_run(psi2, d, k)).assign(sim_s=time.time() - t0)
-            old = pd.concat([old, rows], ignore_index=True)
-            old.to_csv(CSV, index=False)
-            print(psi2, d, k, f"{time.time() - t0:.1f} s", flush=True)
+        columns=["psi2", "d", "seed", "eta", "gain", "sim_s", "model"])
+    if "model" not in old:
+        old["model"] = "network"                   # rows written before the ablation
+    old["model"] = old["model"].fillna("network")
+    for model, plan in (("network", PLAN), ("residual-y", ABLATION)):
+        for psi2, d, seeds in plan:
+            have = set(old[(old.psi2 == psi2) & (old.d == d) & (old.model == model)].seed)
+            for k in range(seeds):
+                if k in have:
+                    continue
+                t0 = time.time()
+                rows = pd.DataFrame(one_run(psi2, d, k, model)).assign(sim_s=time.time() - t0)
+                old = pd.concat([old, rows], ignore_index=True)
+                old.to_csv(CSV, index=False)
+                print(model, psi2, d, k, f"{time.time() - t0:.1f} s", flush=True)
 
 
 def theory_columns(psi2, d, eta):
@@ -71,11 +80,16 @@ def theory_columns(psi2, d, eta):
     kw = dict(psi2=psi2, eta_scale=eta / math.sqrt(round(psi2 * d)), second_layer="gaussian",
               d=d, **KW)
     fw = r0 - theory.large_step_risk("tanh", "relu", **kw)
-    fw_model = r0 - theory.large_step_risk("tanh", "relu", initial_output=False, **kw)
+    fw_model = r0 - theory.large_step_risk("tanh", "relu", model="residual-y", **kw)
     return delta, fw, fw_model
 
 
 def write_markdown(df):
+    if "model" not in df:
+        df = df.assign(model="network")
+    df = df.assign(model=df["model"].fillna("network"))
+    abl = df[df.model == "residual-y"]
+    df = df[df.model == "network"]
     g = df.groupby(["psi2", "eta", "d"]).gain
     s = pd.DataFrame({"mean": g.mean(), "se": g.sem(), "seeds": g.count()}).reset_index()
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
@@ -100,6 +114,21 @@ def write_markdown(df):
         lines.append(f"| {r.psi2:g} | {r.eta:g} | {int(r.d)} | {int(r.seeds)} | {delta:.5f} | "
                      f"{r['mean'] / delta:.3f} ± {r['se'] / delta:.3f} | {fw / delta:.3f} | "
                      f"{fwm / delta:.3f} |")
+    if len(abl):
+        lines += ["", "The ablation: the same seeds stepped with the residual y instead of y - f0 "
+                  "(`simulate_etas(..., initial_output=False)`); gain / delta (mean ± se), "
+                  "the network's beside it, and the paired difference (network - residual y) / "
+                  "delta.", "",
+                  "| psi2 | eta | d | seeds | residual y | network | network - residual y |",
+                  "|---|---|---|---|---|---|---|"]
+        both = df.merge(abl, on=["psi2", "d", "seed", "eta"], suffixes=("", "_y"))
+        for (psi2, eta, d), x in both.groupby(["psi2", "eta", "d"]):
+            delta = theory.small_step_gain("tanh", "relu", psi2=psi2, eta=eta, **KW)
+            diff = x.gain - x.gain_y
+            lines.append(f"| {psi2:g} | {eta:g} | {d} | {len(x)} | "
+                         f"{x.gain_y.mean() / delta:.3f} ± {x.gain_y.sem() / delta:.3f} | "
+                         f"{x.gain.mean() / delta:.3f} ± {x.gain.sem() / delta:.3f} | "
+                         f"{diff.mean() / delta:+.3f} ± {diff.sem() / delta:.3f} |")
     sim = df.groupby(["psi2", "d"]).sim_s.median()
     lines += ["", "Median time per run (three step sizes, shared 2-core machine): "
               + ", ".join(f"psi2 = {p:g}, d = {d}: {v:.1f} s" for (p, d), v in sim.items())

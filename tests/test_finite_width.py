@@ -26,14 +26,14 @@ def test_finite_width_falls_to_the_limit(layer):
     np.testing.assert_allclose(far, limit[1:], rtol=1e-5)  # ... and reaches it (slowly at 0.5)
 
 
-@pytest.mark.parametrize("initial_output, near", [(True, (-0.4, -0.2)), (False, (-0.5, -0.3))])
-def test_finite_width_excess_is_a_crossover_not_a_power(initial_output, near):
+@pytest.mark.parametrize("model, near", [("network", (-0.4, -0.2)), ("population", (-0.5, -0.3))])
+def test_finite_width_excess_is_a_crossover_not_a_power(model, near):
     """Gaussian layer, eta_scale = 1: the excess over the limit falls like d^-0.3 (the
     network) or d^-0.4 (the population model) at the simulated sizes and steeper far beyond
     them (about d^-0.7 at d = 2^26): a local slope that drifts, not one rate."""
     def excess(d):
         kw = dict(eta_scale=1.0, second_layer="gaussian", **CELL)
-        return (large_step_risk("tanh", "tanh", d=d, initial_output=initial_output, **kw)
+        return (large_step_risk("tanh", "tanh", d=d, model=model, **kw)
                 - large_step_risk("tanh", "tanh", **kw))
 
     def slope(d):
@@ -74,7 +74,7 @@ def test_population_model_follows_the_finite_width_theory(layer):
                       for s in range(8)])
     band = stats.t.ppf(0.9995, risks.size - 1) * risks.std(ddof=1) / math.sqrt(risks.size)
     finite = large_step_risk("tanh", "tanh", eta_scale=1.0, second_layer=layer, d=256,
-                             initial_output=False, **CELL)
+                             model="population", **CELL)
     limit = large_step_risk("tanh", "tanh", eta_scale=1.0, second_layer=layer, **CELL)
     assert abs(risks.mean() - finite) < band, (risks.mean(), finite, band)
     assert risks.mean() - limit > band, (risks.mean(), limit, band)
@@ -108,15 +108,16 @@ def test_population_model_input_checks_and_seeds():
 
 
 # --------------------------------------------------------------------------- the initial output
-def test_initial_output_vanishes_in_the_limit():
-    """The network's initial output changes the bulk along one direction: O(1/N) in the
-    fixed point, so the limit is the same with and without it (and d=None ignores the flag)."""
+def test_models_share_the_limit():
+    """The initial output and the step's correlated noise change the bulk along one direction:
+    O(1/N) in the fixed point, so every model has the same limit (d=None ignores it)."""
     etas = np.array([1.0, 3.0])
     for layer in ("rademacher", "gaussian"):
         limit = large_step_risk("tanh", "tanh", eta_scale=etas, second_layer=layer, **CELL)
-        np.testing.assert_array_equal(
-            large_step_risk("tanh", "tanh", eta_scale=etas, second_layer=layer,
-                            initial_output=False, **CELL), limit)
+        for model in ("residual-y", "population"):
+            np.testing.assert_array_equal(
+                large_step_risk("tanh", "tanh", eta_scale=etas, second_layer=layer,
+                                model=model, **CELL), limit)
         far = large_step_risk("tanh", "tanh", eta_scale=etas, second_layer=layer, d=10**12,
                               **CELL)
         np.testing.assert_allclose(far, limit, rtol=1e-5)
@@ -200,7 +201,7 @@ def test_network_initial_output_effect_matches_theory(layer):
     band = stats.t.ppf(0.9995, runs - 1) * diff.std(0, ddof=1) / math.sqrt(runs)
     kw = dict(eta_scale=etas, second_layer=layer, d=d, **CELL)
     theory_diff = (large_step_risk("tanh", "tanh", **kw)
-                   - large_step_risk("tanh", "tanh", initial_output=False, **kw))
+                   - large_step_risk("tanh", "tanh", model="residual-y", **kw))
     assert np.all(np.abs(diff.mean(0) - theory_diff) < band), (diff.mean(0), theory_diff, band)
     assert np.all(diff.mean(0) < -band), (diff.mean(0), band)
 
@@ -216,3 +217,18 @@ def test_step_without_initial_output_is_the_residual_y():
     want = X.T @ ((y / 2.0)[:, None] * a[None, :] * slope) / 20
     np.testing.assert_allclose(G, want, rtol=1e-12)
     assert not np.allclose(G, first_step_gradient(X, y, W, a, "tanh"))
+
+
+def test_unknown_finite_width_model_is_refused():
+    with pytest.raises(ValueError, match="model must be one of"):
+        large_step_risk("tanh", "tanh", eta_scale=1.0, d=256, model="net", **CELL)
+
+
+def test_residual_y_lies_between_population_and_network():
+    """At chapter 5's setting (psi1 = 2, psi2 = 1, eta_scale = 2) the step's correlated noise
+    raises the bulk's variance along the mean direction (residual-y above the population
+    model), and the initial output lowers it (the network below residual-y)."""
+    kw = dict(psi1=2.0, psi2=1.0, lam=0.1, eta_scale=2.0, d=256)
+    net, res_y, pop = (large_step_risk("tanh", "tanh", model=m, **kw)
+                       for m in ("network", "residual-y", "population"))
+    assert net < res_y and pop < res_y, (net, res_y, pop)

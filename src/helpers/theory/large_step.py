@@ -349,7 +349,7 @@ def _solve(P: _NodeTables, *, alpha, lam_eff, psi2, noise):
 
 
 def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
-                     second_layer="rademacher", d=None, initial_output=True) -> dict:
+                     second_layer="rademacher", d=None, model="network") -> dict:
     r"""The risk and the order parameters of :func:`large_step_risk`.
 
     Returns a dict of arrays broadcast over ``eta_scale`` and ``lam`` with keys ``risk``,
@@ -360,7 +360,7 @@ def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
     ``psi_o``, ``q2``, ``V2`` have a trailing axis of length ``J`` and ``q1``, ``V1`` two
     (the :math:`J\times J` matrices :math:`Q_1, V_1`); ``r`` and ``c_b`` are those of
     :math:`|\xi| = 1` (population :math:`j` has :math:`x_jr` and
-    :math:`1 + x_j^2(c_b - 1)`).  ``d``, ``initial_output``: as in :func:`large_step_risk`.
+    :math:`1 + x_j^2(c_b - 1)`).  ``d``, ``model``: as in :func:`large_step_risk`.
     """
     s = as_student(student)
     t = as_teacher(teacher)
@@ -372,11 +372,13 @@ def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
     _check_odd(s)
     eta_b, lam_b = np.broadcast_arrays(eta, lam)
     width = None if d is None else max(1, round(psi2 * check_positive("d", d, integer=True)))
+    if model not in FINITE_WIDTH_MODELS:
+        raise ValueError(f"model must be one of {FINITE_WIDTH_MODELS}; got {model!r}")
     if width is not None or not (isinstance(second_layer, str)
                                  and second_layer == "rademacher"):
         return _population_parts(s, t, psi1=psi1, psi2=psi2, noise=noise, eta_b=eta_b,
                                  lam_b=lam_b, atoms=second_layer_atoms(second_layer),
-                                 width=width, initial_output=bool(initial_output))
+                                 width=width, model=model)
     r, cb, gamma = spiked_rf_parameters(s, t, psi1=psi1, eta_scale=np.unique(eta_b),
                                         noise=noise)
     alpha = psi1 / psi2
@@ -400,7 +402,7 @@ def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
 
 
 def large_step_risk(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
-                    second_layer="rademacher", d=None, initial_output=True):
+                    second_layer="rademacher", d=None, model="network"):
     r"""Asymptotic prediction risk of ridge on the features after one large step.
 
     The limit :math:`n, d, N\to\infty` with :math:`n/d = \psi_1` samples in each stage,
@@ -448,13 +450,15 @@ def large_step_risk(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
         corrections kept are those that are not uniform in the step: at a small step the
         populations' mean features are nearly collinear and the limit's readout needs large
         coefficients on them, so their penalty and the bulk's variance along them matter.
-    initial_output : bool
-        With ``d``: ``True`` (default) for the network, whose step's residual
-        :math:`y - f_0` contains the initial output :math:`f_0`, which changes the bulk's
-        variance along the readout's mean direction (:func:`_initial_output_contraction`);
-        ``False`` for the population model without it (the model
-        :func:`helpers.simulate.population_model_risks` draws, and the network stepped with
-        the residual :math:`y`).  No effect in the limit (``d=None``).
+    model : {"network", "residual-y", "population"}
+        With ``d``, what the finite width describes (no effect in the limit, ``d=None``):
+        ``"network"`` (default), the book's step, whose residual :math:`y - f_0` contains the
+        initial output :math:`f_0` and whose noise is correlated across neurons, both of which
+        change the bulk's variance along the readout's mean direction
+        (:func:`_mean_direction_change`); ``"residual-y"``, the network stepped with the
+        residual :math:`y` (``simulate_etas(..., initial_output=False)``): the correlated
+        noise only; ``"population"``, the population model with an independent bulk
+        (:func:`helpers.simulate.population_model_risks`).
 
     Returns
     -------
@@ -471,7 +475,7 @@ def large_step_risk(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
     risk = large_step_parts(student, teacher, psi1=psi1, psi2=psi2, lam=lam,
                             eta_scale=eta_scale, noise=noise,
                             second_layer=second_layer, d=d,
-                            initial_output=initial_output)["risk"]
+                            model=model)["risk"]
     return float(risk) if risk.ndim == 0 else risk
 
 
@@ -811,7 +815,7 @@ def _solve_populations(P: _PopulationTables, *, alpha, lam_eff, psi2, noise, wid
     the spike adds :math:`\psi_2c_j\hat\theta_j^2`.
 
     ``contraction`` (with ``width`` only): the network's initial output in the step
-    (:func:`_initial_output_contraction`), a :math:`J\times J` matrix :math:`E^2` that
+    (:func:`_mean_direction_change`), a :math:`J\times J` matrix :math:`E^2` that
     changes the bulk's variance along one direction of the span of the :math:`1_j`; the mean
     directions' metric :math:`G_{jk} = 1_j^\top S^{-1}1_k/N` is then no longer
     :math:`\mathrm{diag}(V_2)` but :func:`_mean_metric`'s: :math:`m = NG\hat m`, the penalty
@@ -929,44 +933,57 @@ class _MeanMetric:
         return g1, g2
 
 
-def _initial_output_contraction(s, t, *, psi1, psi2, noise, eta_scale, x, p, c_b):
-    r"""The network's initial output in the step, as a change of the bulk along the readout's
-    mean direction: :math:`E^2 = I - \beta\nu\nu^\top` in the basis :math:`1_j/\sqrt{N_j}`
-    of :func:`_MeanMetric` (ours, a derivation; ``notes/gaussian_second_layer.md``, section 11).
+FINITE_WIDTH_MODELS = ("network", "residual-y", "population")
 
-    The gradient's residual is :math:`y - f_0`, and :math:`f_0(x) = \frac1N\sum_i\xi_i
-    \sigma(\langle w^0_i, x\rangle)` has the linear part :math:`\mu_1\langle W_0\xi/N,
-    x\rangle`.  Through the :math:`\mu_1` part of :math:`\sigma'` it moves neuron :math:`i`
-    by :math:`-\tilde\eta\mu_1\xi_i\frac1nX^\top f_0(X)`: the bulk becomes
-    :math:`W_0(I - t\,uu^\top) - \tilde\eta\mu_1\sqrt N g_3u^\top` (signs absorbed,
-    :math:`u = |\xi|/\sqrt N`, :math:`t = \tilde\eta\mu_1^2`, :math:`g_3` the sampling
-    noise of :math:`\frac1nX^\top f_0`, :math:`\|g_3\|^2 \approx E\xi^2E\sigma^2/(N\psi_1)`).
-    The step's bulk noise is correlated across neurons along :math:`u` too
-    (:math:`E[h_ih_k] \approx \frac12(E\sigma^{(3)})^2\langle w_i, w_k\rangle^2`,
-    :math:`h = \sigma' - \mu_1`).  So the bulk's row covariance in neuron space is
-    :math:`D_c - \beta uu^\top`, :math:`D_c = \mathrm{diag}(1 + \xi_i^2(c_b - 1))`,
+
+def _mean_direction_change(s, t, *, psi1, psi2, noise, eta_scale, x, p, c_b, model):
+    r"""How the step changes the bulk along the readout's mean direction, at finite width:
+    :math:`\mathcal E^2 = I - \beta\nu\nu^\top` in the basis :math:`1_j/\sqrt{N_j}` of
+    :class:`_MeanMetric` (ours, a derivation; ``notes/gaussian_second_layer.md``, section 11),
+    or ``None`` for the population model (no change).
+
+    Signs absorbed, :math:`u = |\xi|/\sqrt N`, :math:`\chi = \tilde\eta\mu_1^2`.  Two effects,
+    both along :math:`u`:
+
+    * the network's **initial output** (``model="network"``): the step's residual is
+      :math:`y - f_0`, and the linear part :math:`\mu_1\langle W_0\xi/N, x\rangle` of
+      :math:`f_0`, through the :math:`\mu_1` part of :math:`\sigma'`, moves neuron :math:`i`
+      by :math:`-\tilde\eta\mu_1|\xi_i|\frac1nX^\top f_0(X)`: the bulk becomes
+      :math:`W_0(I - \chi\,uu^\top) - \tilde\eta\mu_1\sqrt N g_3u^\top`, :math:`g_3` the
+      sampling noise of :math:`\frac1nX^\top f_0` (:math:`\|g_3\|^2 \approx
+      E\xi^2E\sigma^2/(N\psi_1)`);
+    * the step's **correlated noise** (``"network"`` and ``"residual-y"``): the columns
+      :math:`\tilde\eta\xi_i\frac1nX^\top[y\odot h_i]`, :math:`h = \sigma' - \mu_1`, are
+      correlated, :math:`E[h_ih_k] \approx \frac12(E\sigma^{(3)})^2\langle w_i, w_k\rangle^2`,
+      whose mean over pairs is a rank-one part along :math:`u`.
+
+    So the bulk's row covariance in neuron space is :math:`D_c - \beta uu^\top`,
+    :math:`D_c = \mathrm{diag}(1 + \xi_i^2(c_b - 1))`, with
 
     .. math::
 
-        \beta = 2t - t^2E\xi^2 - \frac{\tilde\eta^2}{\psi_1}\Big(\frac{\psi_2}{2}E y^2
-        (E\sigma^{(3)})^2 + \mu_1^2E\sigma^2E\xi^2\Big),
+        \beta = \underbrace{2\chi - \chi^2E\xi^2 - \frac{\tilde\eta^2}{\psi_1}\mu_1^2E\sigma^2
+        E\xi^2}_{f_0} - \underbrace{\frac{\tilde\eta^2\psi_2}{2\psi_1}E y^2
+        (E\sigma^{(3)})^2}_{\text{correlated noise}},
 
-    and in the basis of populations :math:`\nu_j = x_j\sqrt{p_j/c_j}`.  For the
-    :math:`\pm1` layer the bulk's variance along the mean direction is
-    :math:`(1 - t)^2 + c_b - 1 + (\text{the last term})` instead of :math:`c_b`.
+    and :math:`\nu_j = x_j\sqrt{p_j/c_j}`.  For the :math:`\pm1` layer the bulk's variance
+    along the mean direction is :math:`c_b - \beta` instead of :math:`c_b`.
     """
-    ey2, e_s2, e3sq = _initial_output_constants(s, t, noise)
+    if model == "population":
+        return None
+    ey2, e_s2, e3sq = _step_noise_constants(s, t, noise)
     x2 = float(np.dot(p, x * x))
-    tt = eta_scale * s.mu1**2
-    omega = eta_scale**2 / psi1 * (0.5 * psi2 * ey2 * e3sq + s.mu1**2 * e_s2 * x2)
-    beta = 2.0 * tt - tt * tt * x2 - omega
+    beta = -eta_scale**2 * psi2 * ey2 * e3sq / (2.0 * psi1)          # correlated noise
+    if model == "network":                                              # the initial output
+        chi = eta_scale * s.mu1**2
+        beta += 2.0 * chi - chi * chi * x2 - eta_scale**2 / psi1 * s.mu1**2 * e_s2 * x2
     c = 1.0 + x * x * (c_b - 1.0)
     nu = x * np.sqrt(p / c)
     return np.eye(p.size) - beta * np.outer(nu, nu)
 
 
 @functools.lru_cache(maxsize=64)
-def _initial_output_constants(s, t, noise):
+def _step_noise_constants(s, t, noise):
     r""":math:`(E y^2, E\sigma^2, (E\sigma^{(3)})^2)`, with :math:`E\sigma^{(3)} =
     E[\sigma'(z)(z^2 - 1)]` (Stein's lemma twice; no third derivative needed)."""
     ey2 = label_second_moment(t, noise=noise)
@@ -976,7 +993,7 @@ def _initial_output_constants(s, t, noise):
 
 
 def _population_parts(s, t, *, psi1, psi2, noise, eta_b, lam_b, atoms, width=None,
-                      initial_output=True):
+                      model="network"):
     """:func:`large_step_parts` for a second layer with the magnitudes ``atoms``."""
     mags, weights = atoms
     J = int(np.count_nonzero(weights > 0))
@@ -995,9 +1012,9 @@ def _population_parts(s, t, *, psi1, psi2, noise, eta_b, lam_b, atoms, width=Non
         P = _population_tables(s, t, float(r[j]), float(cb[j]), gamma, tuple(mags),
                                tuple(weights))
         E2 = None
-        if width is not None and initial_output:
-            E2 = _initial_output_contraction(s, t, psi1=psi1, psi2=psi2, noise=noise,
-                                             eta_scale=e, x=P.x, p=P.p, c_b=float(cb[j]))
+        if width is not None:
+            E2 = _mean_direction_change(s, t, psi1=psi1, psi2=psi2, noise=noise, eta_scale=e,
+                                        x=P.x, p=P.p, c_b=float(cb[j]), model=model)
         res = _solve_populations(P, alpha=alpha, lam_eff=float(lam_b[idx]) * alpha,
                                  psi2=psi2, noise=noise, width=width, contraction=E2)
         res.update(r=float(r[j]), c_b=float(cb[j]))
