@@ -24,14 +24,12 @@ gaps.  Chapter 5 reads the CSV (check 3's allowance at its own setting).
 
 from __future__ import annotations
 
-import argparse
 import math
-import subprocess
 import time
-from datetime import date
 from pathlib import Path
 
 import pandas as pd
+from _report import cli, provenance, publish  # run as python benchmarks/NAME.py
 
 import helpers
 from helpers import theory
@@ -99,14 +97,11 @@ def write_markdown(df):
     s = with_theory(df)
     s["z_fw"] = (s.risk - s.finite) / s.se
     s["z_lim"] = (s.risk - s["limit"]) / s.se
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True, cwd=Path(__file__).parent).stdout.strip()
     lines = [
         "# Result 5.3 against the network on cells not used to choose it",
         "",
-        f"Written by `python benchmarks/finite_width_validation.py` on {date.today()} at "
-        f"commit {commit}.  Cells: see the script's docstring.  risk: the network's mean ± se "
-        "(seeds); limit: `large_step_risk` (N -> infinity); finite width: "
+        f"{provenance(__file__)}  Cells: see the script's docstring.  risk: the network's "
+        "mean ± se (seeds); limit: `large_step_risk` (N -> infinity); finite width: "
         "`large_step_risk(..., d=d)` (Result 5.3 with the initial output); z: (risk - "
         "theory) / se.",
         "",
@@ -127,17 +122,11 @@ def write_markdown(df):
     sim = df.groupby(["cell", "d"]).sim_s.median()
     lines += ["Median time per run (all step sizes, shared 2-core machine): "
               + ", ".join(f"{c} d = {d}: {v:.1f} s" for (c, d), v in sim.items()) + "."]
-    MD.write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    publish(MD, lines)
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--table-only", action="store_true")
-    args = ap.parse_args()
-    if not args.table_only:
-        run()
-    write_markdown(pd.read_csv(CSV))
+    cli(run, write_markdown, CSV)
 
 
 if __name__ == "__main__":

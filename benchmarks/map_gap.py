@@ -22,12 +22,12 @@ Chapter 5 reads the CSV.
 
 from __future__ import annotations
 
-import argparse
 import math
 import time
 from pathlib import Path
 
 import pandas as pd
+from _report import cli, publish  # run as python benchmarks/NAME.py
 
 import helpers
 from helpers import theory
@@ -129,17 +129,11 @@ def write_markdown(df):
         level=["model", "d"]).median()
     lines += ["", "Simulation time per run (all step sizes, shared 2-core machine): "
               + ", ".join(f"{m} d = {d}: {v:.1f} s" for (m, d), v in sim.items()) + "."]
-    MD.write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    publish(MD, lines)
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--table-only", action="store_true")
-    args = ap.parse_args()
-    if not args.table_only:
-        run()
-    write_markdown(pd.read_csv(CSV))
+    cli(run, write_markdown, CSV)
 
 
 if __name__ == "__main__":

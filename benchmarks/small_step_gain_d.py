@@ -19,14 +19,12 @@ Rows go to ``benchmarks/results/small_step_gain_d.csv``, the report to
 
 from __future__ import annotations
 
-import argparse
 import math
-import subprocess
 import time
-from datetime import date
 from pathlib import Path
 
 import pandas as pd
+from _report import cli, provenance, publish  # run as python benchmarks/NAME.py
 
 import helpers
 from helpers import theory
@@ -92,13 +90,10 @@ def write_markdown(df):
     df = df[df.model == "network"]
     g = df.groupby(["psi2", "eta", "d"]).gain
     s = pd.DataFrame({"mean": g.mean(), "se": g.sem(), "seeds": g.count()}).reset_index()
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True, cwd=Path(__file__).parent).stdout.strip()
     lines = [
         "# Chapter 3's small-step gain against d (issue 34, item 8)",
         "",
-        f"Written by `python benchmarks/small_step_gain_d.py` on {date.today()} at commit "
-        f"{commit}.  Figure 3(b)'s setting (tanh student, ReLU teacher, psi1 = 5, "
+        f"{provenance(__file__)}  Figure 3(b)'s setting (tanh student, ReLU teacher, psi1 = 5, "
         "lambda = 1e-2, noise 0.1, Gaussian second layer); gain = R0 - R1 paired per seed "
         "(same data and W0).  Columns: the simulated gain relative to delta (mean ± se), and "
         "the finite-width theory's gain relative to delta: chapter 5's "
@@ -133,17 +128,11 @@ def write_markdown(df):
     lines += ["", "Median time per run (three step sizes, shared 2-core machine): "
               + ", ".join(f"psi2 = {p:g}, d = {d}: {v:.1f} s" for (p, d), v in sim.items())
               + "."]
-    MD.write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    publish(MD, lines)
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--table-only", action="store_true")
-    args = ap.parse_args()
-    if not args.table_only:
-        run()
-    write_markdown(pd.read_csv(CSV))
+    cli(run, write_markdown, CSV)
 
 
 if __name__ == "__main__":
