@@ -3,10 +3,11 @@
 
     python tools/chapter_words.py [FILES...]       (default: chapters/*.md)
 
-The main path is the prose outside code cells, outside exercise solutions, outside the
-chapter's collapsed "Reproducibility notes" block and outside sections marked optional (a
-heading that ends in "(optional)"; its subsections go with it, up to the next heading of the
-same or a higher level). Directive fences, their options, labels and comments are not words;
+The main path is the prose a lecture covers: outside code cells, outside the exercises
+(statements, counted apart, and solutions), outside the chapter's collapsed "Reproducibility
+notes" block and outside sections marked optional (a heading that ends in "(optional)"; its
+subsections go with it, up to the next heading of the same or a higher level). Exercises are
+homework, done after the lecture. Directive fences, their options, labels and comments are not words;
 an inline role counts as one word. The style guide asks for about 4000 words of main path per
 chapter at most (`MAIN_PATH_LIMIT`).
 """
@@ -44,8 +45,9 @@ def split_prose(text: str) -> dict:
     i = 0
     if lines and lines[0].strip() == "---":           # front matter
         i = lines.index("---", 1) + 1
-    parts = {"main": [], "solution": [], "repro": [], "optional": []}
+    parts = {"main": [], "exercise": [], "solution": [], "repro": [], "optional": []}
     in_solution = False
+    exercise_fence = None     # the fence that closes an exercise statement
     repro_fence = None        # the fence that closes the reproducibility block
     optional_level = None     # heading level of the optional section we are in
     while i < len(lines):
@@ -58,6 +60,11 @@ def split_prose(text: str) -> dict:
                 i += 1
             i += 1
             continue
+        m = re.match(r"^(`{3,}|:{3,})\{exercise\}", line)
+        if m and exercise_fence is None:
+            exercise_fence = m.group(1)
+        elif exercise_fence is not None and line.strip() == exercise_fence:
+            exercise_fence = None
         if re.match(r"^`{3,}\{solution-start\}", line):
             in_solution = True
         elif re.match(r"^`{3,}\{solution-end\}", line):
@@ -81,6 +88,8 @@ def split_prose(text: str) -> dict:
                 parts["repro"].append(line)
             elif in_solution:
                 parts["solution"].append(line)
+            elif exercise_fence is not None:
+                parts["exercise"].append(line)
             elif optional_level is not None:
                 parts["optional"].append(line)
             else:
@@ -99,13 +108,14 @@ def chapter_words(path) -> dict:
 
 def main(argv) -> int:
     files = [Path(a) for a in argv] or sorted((ROOT / "chapters").glob("*.md"))
-    print(f"{'page':34s} {'main path':>9s} {'optional':>8s} {'solutions':>9s} "
-          f"{'repro':>6s} {'total':>6s}")
+    print(f"{'page':34s} {'main path':>9s} {'optional':>8s} {'exercises':>9s} "
+          f"{'solutions':>9s} {'repro':>6s} {'total':>6s}")
     for f in files:
         w = chapter_words(f)
         flag = "  over" if w["main"] > MAIN_PATH_LIMIT else ""
         name = f.relative_to(ROOT) if f.is_absolute() and ROOT in f.parents else f
-        print(f"{str(name):34s} {w['main']:9d} {w['optional']:8d} {w['solution']:9d} "
+        print(f"{str(name):34s} {w['main']:9d} {w['optional']:8d} {w['exercise']:9d} "
+              f"{w['solution']:9d} "
               f"{w['repro']:6d} {w['total']:6d}{flag}")
     return 0
 
