@@ -13,7 +13,9 @@ beside them (it imports no simulation module).  :mod:`~helpers.config`,
 :mod:`~helpers.plotting`, :mod:`~helpers.tables` and :mod:`~helpers.training` serve the
 chapters; :mod:`~helpers.multi_index` carries chapter 6 (k-index teachers, several steps) and
 :mod:`~helpers.two_steps` chapter 7 (fresh or reused batches); :mod:`~helpers.margins` says
-how far a discrete answer computed from floats is from changing.
+how far a discrete answer computed from floats is from changing, and :mod:`~helpers.checks`
+lets a reader change a chapter's setting without its hidden checks of the book's setting
+stopping the notebook.
 Submodules load on first use, so ``import helpers.theory`` loads theory only.
 """
 
@@ -22,9 +24,9 @@ from __future__ import annotations
 import importlib
 
 _SUBMODULES = (
-    "activations", "config", "data", "experiments", "feature_maps", "first_step", "kernels",
-    "margins", "multi_index", "plotting", "quadrature", "ridge", "risk", "simulate", "spectra",
-    "tables", "theory", "training", "two_steps",
+    "activations", "checks", "config", "data", "experiments", "feature_maps", "first_step",
+    "kernels", "margins", "multi_index", "plotting", "quadrature", "ridge", "risk", "simulate",
+    "spectra", "tables", "theory", "training", "two_steps",
 )
 
 # public name -> the module that defines it
