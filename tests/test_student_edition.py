@@ -128,6 +128,21 @@ def test_names_bound_and_used():
     assert student_edition.defined_names(src) == {"np", "c", "i", "y", "g", "K", "t"}
     assert student_edition.used_names(src) == {"w", "r", "u"}
     assert student_edition.used_names("%matplotlib inline\nprint(v)") == {"v"}
+    # names bound inside a function are the cell's own, not a dependency on another cell
+    nested = ("def outer(k):\n    def below(j):\n        import math\n        return j < w\n"
+              "    try:\n        return below(k)\n    except ValueError as err:\n"
+              "        return math, err\n")
+    assert student_edition.used_names(nested) == {"w"}
+
+
+def test_a_name_a_solution_binds_does_not_mark_a_cell_that_binds_it_inside_a_function():
+    page = CHAPTER.replace("def helper(t):", "def below(t):").replace(
+        "def f(answer):", "def f(answer):\n    def below(t):\n        return t\n"
+                          "    answer = below(answer)")
+    nb, needs = _student(page)
+    assert "def below(t):\n        return t" in "\n".join(nb.cells[i].source
+                                                       for i in range(len(nb.cells))
+                                                       if i not in needs)
     assert student_edition.defined_names("not python (") == set()
 
 
@@ -140,7 +155,7 @@ def test_every_chapter_of_the_book(tmp_path):
         nb = nbformat.read(path, as_version=4)
         text = "\n".join(c.source for c in nb.cells)
         assert not re.search(r"\{solution(-start|-end)?\}", text), path.name
-        labels = re.findall(r"\{exercise(?:-start)?\}\n:label: (\S+)",
+        labels = re.findall(r"\{exercise(?:-start)?\}[^\n]*\n:label: (\S+)",
                             "\n".join(c.source for c in original.cells))
         assert labels, path.name
         for label in labels:
@@ -182,3 +197,127 @@ def test_student_book_sources(tmp_path):
     (executed / "chapters/01_a.ipynb").unlink()
     with pytest.raises(FileNotFoundError, match="make book"):
         student_edition.write_book(tmp_path / "src", executed, root=root)
+
+
+def _front_matter(extra):
+    """FRONT_MATTER with ``extra`` (YAML lines) added before its closing line."""
+    return FRONT_MATTER.removesuffix("---\n") + extra + "---\n"
+
+
+EXAM = _front_matter("student_edition: questions-only\n") + """
+
+# An exam
+
+```{code-cell} ipython3
+:tags: [remove-cell]
+import math
+ANSWER_CONSTANT = 0.5
+```
+
+```{exercise} First question
+:label: demo-q1
+
+State the floor.
+```
+
+```{solution-start} demo-q1
+:class: dropdown
+```
+
+The floor is the secret number.
+
+```{code-cell} ipython3
+print(math.sqrt(ANSWER_CONSTANT))
+```
+
+```{solution-end}
+```
+
+```{code-cell} ipython3
+:tags: [remove-cell]
+assert abs(ANSWER_CONSTANT - 0.5) < 1e-12   # a hidden check that gives the answer away
+```
+
+```{exercise} Second question
+:label: demo-q2
+
+Say why.
+```
+
+```{solution} demo-q2
+Because of the secret argument.
+```
+"""
+
+
+def test_a_questions_only_page_keeps_its_questions_and_nothing_else():
+    nb = jupytext.reads(EXAM, fmt="md:myst")
+    assert student_edition.questions_only(nb)
+    out, needs = student_edition.student_notebook(nb)
+    assert needs == [] and all(c.cell_type == "markdown" for c in out.cells)
+    text = "\n".join(c.source for c in out.cells)
+    assert "secret" not in text and "ANSWER_CONSTANT" not in text and "{solution" not in text
+    assert "State the floor." in text and "Say why." in text and "# An exam" in text
+    # a chapter is not such a page: its code cells stay
+    chapter, _ = student_edition.student_notebook(jupytext.reads(CHAPTER, fmt="md:myst"))
+    assert not student_edition.questions_only(chapter)
+    assert any(c.cell_type == "code" for c in chapter.cells)
+
+
+def _solution_blocks(text):
+    return re.findall(r"^```\{solution-start\}.*?^```\{solution-end\}", text, re.M | re.S)
+
+
+def test_the_books_exam_leaves_no_answer_in_the_student_edition():
+    """exam.md is in the table of contents, marked questions-only; stripped, it keeps every
+    question (4 to 6) and no line of any solution, no code cell, no output."""
+    assert "exam" in student_edition.toc_pages()
+    source = (ROOT / "exam.md").read_text(encoding="utf-8")
+    nb = jupytext.reads(source, fmt="md:myst")
+    assert student_edition.questions_only(nb)
+    out, _ = student_edition.student_notebook(nb)
+    assert all(c.cell_type == "markdown" for c in out.cells)
+    text = "\n".join(c.source for c in out.cells)
+    labels = re.findall(r"^```\{exercise\}[^\n]*\n:label: (\S+)", source, re.M)
+    assert 4 <= len(labels) <= 6, labels
+    for label in labels:
+        assert f":label: {label}" in text, label
+    blocks = _solution_blocks(source)
+    assert len(blocks) == len(labels)             # one solution per question
+    assert not re.search(r"\{solution(-start|-end)?\}", text)
+    answer_lines = {line.strip() for block in blocks for line in block.splitlines()
+                    if len(line.strip()) > 25 and not line.startswith("```")}
+    assert answer_lines
+    for line in answer_lines:
+        assert line not in text, line
+
+
+def test_student_book_keeps_the_exam_questions_only_and_runs_nothing(tmp_path):
+    root = tmp_path / "book"
+    root.mkdir()
+    (root / "exam.md").write_text(EXAM)
+    forced = _front_matter("mystnb:\n  execution_mode: force\n") + "\n# Times\n"
+    (root / "intro.md").write_text(forced + "\n```{code-cell} ipython3\nprint(1)\n```\n")
+    (root / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n"
+                                   "  - file: exam\n")
+    (root / "_config.yml").write_text("title: T\nexecute:\n  execute_notebooks: cache\n")
+    (root / "references.bib").write_text("")
+    for folder in ("_ext", "assets"):
+        (root / folder).mkdir()
+    executed = tmp_path / "executed"
+    executed.mkdir()
+    for page in ("exam", "intro"):
+        nb = jupytext.read(root / f"{page}.md")
+        nb.metadata.pop("student_edition", None)  # whatever the build kept, the source decides
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                cell.outputs = [nbformat.v4.new_output("stream", name="stdout",
+                                                       text="0.7071 secret\n")]
+        nbformat.write(nb, executed / f"{page}.ipynb")
+    out = student_edition.write_book(tmp_path / "src", executed, root=root)
+    exam = nbformat.read(out / "exam.ipynb", as_version=4)
+    assert all(c.cell_type == "markdown" for c in exam.cells)
+    assert "secret" not in nbformat.writes(exam) and "Say why." in nbformat.writes(exam)
+    intro = nbformat.read(out / "intro.ipynb", as_version=4)
+    assert "mystnb" not in intro.metadata                 # the student edition runs nothing
+    assert [c.outputs for c in intro.cells if c.cell_type == "code"][0]  # the outputs stay

@@ -119,7 +119,8 @@ def test_the_word_counter_sorts_the_prose():
     page = "\n".join([
         "# Title", "one two three", "```{code-cell} ipython3", "x = 1 2 3 4 5", "```",
         "## Side (optional)", "*Optional: four words here.*", "### Sub", "five six",
-        "## Back", "seven", "```{exercise}", ":label: ex1", "", "do this", "```", "```{solution-start} ex1", "```", "sol words", "```{solution-end}",
+        "## Back", "seven", "```{exercise}", ":label: ex1", "", "do this", "```",
+        "```{solution-start} ex1", "```", "sol words", "```{solution-end}",
         "```", "::::{admonition} Reproducibility notes", ":class: dropdown", "", "a b c",
         "::::"])
     parts = words.split_prose(page)

@@ -7,9 +7,9 @@ The main path is the prose a lecture covers: outside code cells, outside the exe
 (statements, counted apart, and solutions), outside the chapter's collapsed "Reproducibility
 notes" block and outside sections marked optional (a heading that ends in "(optional)"; its
 subsections go with it, up to the next heading of the same or a higher level). Exercises are
-homework, done after the lecture. Directive fences, their options, labels and comments are not words;
-an inline role counts as one word. The style guide asks for about 4000 words of main path per
-chapter at most (`MAIN_PATH_LIMIT`).
+homework, done after the lecture. Directive fences, their options, labels and comments are
+not words; an inline role counts as one word. The style guide asks for about 4000 words of
+main path per chapter at most (`MAIN_PATH_LIMIT`).
 """
 
 import re

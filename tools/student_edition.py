@@ -24,7 +24,14 @@ Stripping (``student_notebook``):
   ``skip-execution`` (myst-nb does not run it), its outputs cleared, and marked as the
   student's to complete;
 - the hidden checks (cells tagged ``remove-cell``) stay, as self-checks: a student who runs
-  the notebook runs the book's assertions too.
+  the notebook runs the book's assertions too;
+- a page whose front matter says ``student_edition: questions-only`` (the sample exam) keeps
+  its questions only: its solutions go as above, and every code cell goes with them (its
+  setup and hidden checks would give answers away), so nothing is left to run.
+
+In the student book a page that the main build executes at every build (front matter
+``mystnb: execution_mode: force``, the instructors page) is switched back to the student
+edition's setting: nothing runs, the outputs of the main build stay.
 """
 
 from __future__ import annotations
@@ -53,6 +60,8 @@ STUDENT_NOTE = ("# Yours to complete: this cell uses the result of an exercise a
 SELF_CHECK_NOTE = ("# Self-check: the book's hidden assertions for this chapter; they pass "
                    "when the cells above ran as written.\n")
 _BUILTINS = set(dir(builtins))
+# Front matter (notebook metadata) of a page that keeps its questions only.
+EDITION_KEY, QUESTIONS_ONLY = "student_edition", "questions-only"
 
 
 def _python(source: str) -> str:
@@ -109,7 +118,8 @@ def defined_names(source: str) -> set[str]:
 
 
 def used_names(source: str) -> set[str]:
-    """Names a cell reads that it does not bind itself (nor take as arguments)."""
+    """Names a cell reads that it does not bind itself, at any depth (nor take as arguments):
+    a function defined inside another one and called there is the cell's own."""
     try:
         tree = ast.parse(_python(source))
     except SyntaxError:
@@ -120,21 +130,38 @@ def used_names(source: str) -> set[str]:
              and isinstance(n.ctx, ast.Store)}
     local |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments)
               for a in (*n.posonlyargs, *n.args, *n.kwonlyargs, n.vararg, n.kwarg) if a}
+    local |= {n.name for n in ast.walk(tree)
+              if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    local |= {n.name for n in ast.walk(tree) if isinstance(n, ast.ExceptHandler) and n.name}
+    local |= {(a.asname or a.name).split(".")[0] for n in ast.walk(tree)
+              if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
     local |= defined_names(source)
     return loads - local - _BUILTINS
 
 
-def student_notebook(nb):
+def questions_only(nb) -> bool:
+    """Whether the page keeps its questions only (``student_edition: questions-only``)."""
+    return nb.metadata.get(EDITION_KEY) == QUESTIONS_ONLY
+
+
+def student_notebook(nb, *, questions: bool | None = None):
     """A copy of ``nb`` without solutions, with the cells that need them marked.
 
     Returns ``(notebook, needs_solution)``: the list holds the indices (in the returned
-    notebook) of the code cells marked as the student's to complete.
+    notebook) of the code cells marked as the student's to complete. With ``questions``
+    (default: :func:`questions_only` of ``nb``) every code cell is removed too and the list is
+    empty.
     """
     marked = jupytext.reads(jupytext.writes(nb, fmt="ipynb"), fmt="ipynb")  # a copy
     for i, cell in enumerate(marked.cells):
         cell.metadata["student_edition_index"] = i
     stripped = export_chapter.strip_solutions(marked)
     kept = {c.metadata.pop("student_edition_index") for c in stripped.cells}
+    if questions is None:
+        questions = questions_only(nb)
+    if questions:
+        stripped.cells = [c for c in stripped.cells if c.cell_type != "code"]
+        return stripped, []
     removed_defs: set[str] = set()   # bound by the code cells of removed solutions
     for i, cell in enumerate(marked.cells):
         if cell.cell_type == "code" and i not in kept:
@@ -235,7 +262,12 @@ def write_book(out: Path, executed: Path, root: Path = ROOT) -> Path:
         ran = executed / f"{page}.ipynb"
         if not ran.is_file():
             raise FileNotFoundError(f"{ran}: build the book first (make book)")
-        nb, _ = student_notebook(nbformat.read(ran, as_version=4))
+        source_nb = jupytext.read(src)  # the flags as written, whatever the build kept
+        nb, _ = student_notebook(nbformat.read(ran, as_version=4),
+                                 questions=questions_only(source_nb))
+        nb.metadata.get("mystnb", {}).pop("execution_mode", None)  # nothing runs here
+        if "mystnb" in nb.metadata and not nb.metadata["mystnb"]:
+            del nb.metadata["mystnb"]
         target = out / f"{page}.ipynb"
         target.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, target)
