@@ -128,3 +128,20 @@ def test_the_word_counter_sorts_the_prose():
     # every word counts, the markers "(optional)" and "*Optional:" included
     assert counts == {"main": 1 + 3 + 1 + 1, "optional": 2 + 4 + 1 + 2, "exercise": 2,
                       "solution": 2, "repro": 3}, counts
+
+
+@pytest.mark.parametrize("page", CHAPTERS + [APPENDIX], ids=lambda p: p.stem)
+def test_no_prose_line_starts_a_list_or_a_quote_inside_maths(page):
+    """A line of a paragraph that starts with "+ " or "> " (a term of a formula wrapped onto a
+    new line) becomes a list item or a quote, and breaks the inline maths around it."""
+    fence, display = None, False
+    for number, line in enumerate(page.read_text().split("\n"), 1):
+        opening = re.match(r"^(`{3,}|:{3,})", line)
+        if fence is None and opening:
+            fence = opening.group(1)
+        elif fence is not None and line.strip() == fence:
+            fence = None
+        elif fence is None and line.startswith("$$"):
+            display = not display
+        elif fence is None and not display:
+            assert not re.match(r"^(\+|>) ", line), (page.name, number, line)
