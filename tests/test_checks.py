@@ -104,6 +104,6 @@ def test_bad_use_is_refused_with_the_allowed_values(monkeypatch):
         checks.setting(PSI3=1.0)
     with pytest.raises(ValueError, match="chapter must be one of"):
         checks.chapter("no such chapter")
-    monkeypatch.setitem(checks._state, "chapter", None)
+    monkeypatch.setitem(checks.settings._state, "chapter", None)
     with pytest.raises(ValueError, match=r"checks.chapter\(name\)"):
         checks.setting(PSI1=4.0)

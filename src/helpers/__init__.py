@@ -12,10 +12,10 @@ integrals, and :mod:`~helpers.theory` computes the limits
 beside them (it imports no simulation module).  :mod:`~helpers.config`,
 :mod:`~helpers.plotting`, :mod:`~helpers.tables` and :mod:`~helpers.training` serve the
 chapters; :mod:`~helpers.multi_index` carries chapter 6 (k-index teachers, several steps) and
-:mod:`~helpers.two_steps` chapter 7 (fresh or reused batches); :mod:`~helpers.margins` says
-how far a discrete answer computed from floats is from changing, and :mod:`~helpers.checks`
-lets a reader change a chapter's setting without its hidden checks of the book's setting
-stopping the notebook.
+:mod:`~helpers.two_steps` chapter 7 (fresh or reused batches); :mod:`~helpers.checks` holds
+every hidden check's tools: the book's setting of each chapter (so a reader can change it
+without the checks stopping the notebook), Student t bands in Bonferroni families, and how far
+a discrete answer computed from floats is from changing.
 Submodules load on first use, so ``import helpers.theory`` loads theory only.
 """
 
@@ -25,7 +25,7 @@ import importlib
 
 _SUBMODULES = (
     "activations", "checks", "config", "data", "experiments", "feature_maps", "first_step",
-    "kernels", "margins", "multi_index", "plotting", "quadrature", "ridge", "risk", "simulate",
+    "kernels", "multi_index", "plotting", "quadrature", "ridge", "risk", "simulate",
     "spectra", "tables", "theory", "training", "two_steps",
 )
 
@@ -34,7 +34,7 @@ _NAMES = {
     "ACTIVATION_NAMES": "activations", "Activation": "activations",
     "get_activation": "activations", "hermite_coefficients": "activations",
     "book_seed": "config", "scale": "config", "results_dir": "config",
-    "sample_teacher": "data", "sample_data": "data", "init_student": "data",
+    "sample_teacher": "data", "sample_data": "data", "init_student": "data", "spawn_streams": "data",
     "first_step_gradient": "first_step", "one_step": "first_step",
     "run_first_step": "first_step", "FirstStep": "first_step",
     "features": "feature_maps",

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .config import scale
+from ..config import scale
 
 __all__ = [
     "STRICT_ENV",
@@ -290,6 +290,9 @@ def claims(what: str):
     except Exception as err:
         now = changed()
         if not now or strict():
+            if hasattr(err, "add_note"):  # Python >= 3.11: the traceback names the claim
+                err.add_note(f"The failed check is of the claim: {what} "
+                             f"(chapter {_state['chapter']!r}).")
             raise
         what_changed = ", ".join(
             f"{k} = {_show(v)} instead of {_show(b)}" for k, (b, v) in now.items()

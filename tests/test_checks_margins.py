@@ -1,9 +1,9 @@
-"""helpers.margins: the distance of a discrete answer from changing (issue 30)."""
+"""helpers.checks.margins: the distance of a discrete answer from changing (issue 30)."""
 
 import numpy as np
 import pytest
 
-from helpers import margins
+from helpers.checks import margins
 from helpers.two_steps import count_outliers
 
 

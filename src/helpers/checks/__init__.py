@@ -1,0 +1,31 @@
+"""The hidden checks of the book's claims, in one place.
+
+* :mod:`~helpers.checks.settings`: the book's setting of each chapter
+  (:data:`BOOK_SETTINGS`), :func:`chapter`, :func:`setting` and :func:`claims`, so that a
+  reader can change a chapter and its checks of the book's setting step aside;
+* :mod:`~helpers.checks.statistics`: Student t bands over runs, grouped in Bonferroni
+  families that count their own tests (:class:`Family`), Satterthwaite's degrees of freedom
+  and measured finite-size allowances;
+* :mod:`~helpers.checks.margins`: how far a discrete answer computed from floats is from
+  changing (:data:`FLOAT_MARGIN`).
+"""
+
+from .margins import FLOAT_MARGIN, argmin_margin, threshold_margin
+from .settings import (
+    BOOK_SETTINGS,
+    STRICT_ENV,
+    ByScale,
+    SettingChanged,
+    changed,
+    chapter,
+    claims,
+    setting,
+    strict,
+)
+from .statistics import Family, measured_allowance, welch_dof
+
+__all__ = [
+    "STRICT_ENV", "BOOK_SETTINGS", "ByScale", "chapter", "setting", "changed", "claims",
+    "strict", "SettingChanged", "Family", "welch_dof", "measured_allowance", "FLOAT_MARGIN",
+    "threshold_margin", "argmin_margin",
+]

@@ -1,0 +1,141 @@
+r"""The statistics of the hidden checks: Student t bands that hold together at any seed.
+
+A hidden check compares a mean over independent runs (one run = one seed) with a value the
+theory gives, or with zero.  It passes when the difference lies within a band of a Student
+:math:`t` quantile times the standard error, plus, where the theory is a limit, a finite-size
+allowance measured outside the check.  A chapter makes many such comparisons, and each must
+hold at every ``BOOK_SEED``; so the quantiles of one chapter (or one cell) form a *family*
+whose level is split evenly over its tests (Bonferroni): with :math:`K` tests at the two-sided
+level :math:`0.01/K` each, all of them hold together with probability at least 99%.
+
+:class:`Family` keeps that split in one place and counts the tests it is asked for, so the
+:math:`K` a chapter declares cannot silently fall below the number of tests it makes
+(:meth:`Family.close` fails if it did).
+
+Functions
+---------
+Family               a Bonferroni family of t (and chi-square) tests that counts its tests
+welch_dof            Satterthwaite's degrees of freedom of a sum of independent variances
+measured_allowance   |mean| + its 99.5% t quantile x se: a finite-size allowance measured
+                     from runs outside the check
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import stats
+
+__all__ = ["Family", "welch_dof", "measured_allowance"]
+
+
+def welch_dof(var, dof) -> float:
+    r"""Satterthwaite's degrees of freedom of :math:`\sum_i v_i`, a sum of independent
+    variance estimates :math:`v_i` with :math:`\nu_i` degrees of freedom each:
+    :math:`(\sum_i v_i)^2 / \sum_i v_i^2/\nu_i`.
+
+    >>> welch_dof([1.0, 1.0], [9, 9])
+    18.0
+    """
+    var, dof = np.asarray(var, dtype=float), np.asarray(dof, dtype=float)
+    if var.size == 0 or np.any(var < 0) or np.any(dof <= 0):
+        raise ValueError("var must be non-empty and >= 0, dof > 0; "
+                         f"got var={var!r}, dof={dof!r}")
+    return float(var.sum() ** 2 / (var**2 / dof).sum())
+
+
+def measured_allowance(mean, se, dof):
+    r"""A finite-size allowance measured from runs outside the check:
+    :math:`|\bar x| + t_{0.995}(\nu)\,\mathrm{se}`, the largest deviation the measurement
+    does not exclude at 99% (two-sided).  Element-wise for arrays.
+
+    >>> round(float(measured_allowance(-0.02, 0.01, 1e9)), 4)
+    0.0458
+    """
+    return np.abs(mean) + stats.t.ppf(0.995, dof) * np.asarray(se, dtype=float)
+
+
+class Family:
+    r"""A Bonferroni family of ``size`` tests at the joint level ``level``.
+
+    Each quantile it returns is at the level ``level / size`` (split over the sides asked
+    for), so that all the family's tests hold together with probability at least
+    ``1 - level``.  Every call counts its tests (the elements of ``dof``, or ``tests``);
+    :meth:`close` fails when more were made than declared.
+
+    Parameters
+    ----------
+    size : int
+        The number of tests the family is declared to hold (>= 1).
+    name : str
+        What the family checks, for the failure messages.
+    level : float
+        The joint level (default 0.01: 99% joint coverage).
+
+    Examples
+    --------
+    >>> fam = Family(2, "two comparisons")
+    >>> round(fam.t(1e9), 3)        # two-sided, level 0.01 / 2: the normal 99.75% quantile
+    2.807
+    >>> fam.used
+    1
+    """
+
+    def __init__(self, size: int, name: str = "", level: float = 0.01):
+        if int(size) != size or size < 1:
+            raise ValueError(f"size must be a positive integer, got {size!r}")
+        if not 0 < level < 1:
+            raise ValueError(f"level must lie in (0, 1), got {level!r}")
+        self.size, self.name, self.level, self.used = int(size), name, level, 0
+
+    def _count(self, tests: int) -> None:
+        self.used += int(tests)
+
+    def t(self, dof, sides: int = 2, tests: int | None = None):
+        """Student t quantile at ``1 - level / (sides * size)`` for ``dof`` degrees of freedom.
+
+        Counts ``tests`` tests (default: one per element of ``dof``); pass ``tests`` when one
+        quantile serves a vectorised comparison of several points.
+        """
+        if sides not in (1, 2):
+            raise ValueError(f"sides must be 1 or 2, got {sides!r}")
+        if np.any(np.asarray(dof, dtype=float) <= 0):
+            raise ValueError(f"dof must be > 0 (at least two runs per mean), got {dof!r}")
+        self._count(np.size(dof) if tests is None else tests)
+        q = stats.t.ppf(1 - self.level / (sides * self.size), dof)
+        return float(q) if np.ndim(q) == 0 else q
+
+    def chi2_range(self, dof):
+        """The two-sided range of a chi-square with ``dof`` degrees of freedom (one test)."""
+        self._count(1)
+        return tuple(stats.chi2.ppf([self.level / (2 * self.size),
+                                     1 - self.level / (2 * self.size)], dof))
+
+    def band(self, runs, pool=None, *, sides: int = 2) -> float:
+        r"""t quantile x standard error of the mean of ``runs`` (one test).
+
+        With ``pool`` (a list of arrays of runs, ``runs`` among them) the variance is pooled
+        over them and their degrees of freedom add up: for few runs per point.
+        """
+        x = np.asarray(runs, dtype=float).ravel()
+        groups = [np.asarray(g, dtype=float).ravel() for g in (pool or [x])]
+        dof = sum(g.size - 1 for g in groups)
+        if x.size < 2 or dof < 1:
+            raise ValueError(f"runs must hold at least two values, got {x.size}")
+        var = sum(((g - g.mean()) ** 2).sum() for g in groups) / dof
+        return float(self.t(dof, sides) * math.sqrt(var / x.size))
+
+    def welch_band(self, var, dof, sides: int = 2, tests: int = 1) -> float:
+        r"""t quantile (Satterthwaite's dof) x :math:`\sqrt{\sum_i v_i}` for a sum (or a
+        combination) of independent means with variances ``var`` and ``dof`` each; it counts
+        ``tests`` tests (one, or as many comparisons as use the band)."""
+        var = np.asarray(var, dtype=float)
+        return float(self.t(welch_dof(var, dof), sides, tests=tests) * math.sqrt(var.sum()))
+
+    def close(self) -> None:
+        """Fail if the family made more tests than it was declared to hold."""
+        if self.used > self.size:
+            raise AssertionError(
+                f"the Bonferroni family {self.name!r} made {self.used} tests but was declared "
+                f"with {self.size}: its joint level is not {self.level}; raise its size")
