@@ -36,13 +36,17 @@ $(STAMP): requirements.txt pyproject.toml
 ## kept beside the cache (book-inputs.sha256) and compared on every build; a figure is never
 ## stale. Of benchmarks/results only the files a page reads count (BOOK_DATA: every
 ## "<name>.csv" or "<name>.json" named in chapters/ or intro.md that exists there), so `make
-## bench` or a seed sweep, which write there for themselves, keep the cache. The publish
-## workflow keys its copy of the cache on a superset of these files.
+## bench`, `make bench-chapters` and seed sweeps, which write there for themselves (latest.*,
+## chapters_*.json, seed_sweeps/), keep the cache (tests/test_build_cache.py checks it). The
+## provenance sidecars (<name>.provenance.json) are not in the key: no page reads them, and a
+## data script rewrites one only with its result. The instructors page reads chapters_*.json
+## (`make bench-chapters`) outside the cache: it runs whenever it is read (execution_mode:
+## force). The publish workflow keys its copy of the cache on a superset of BOOK_DATA.
 JCACHE      := _build/.jupyter_cache
 BOOK_DATA   := $(wildcard $(addprefix benchmarks/results/,$(shell grep -ohE \
 	  '"[A-Za-z0-9_]+\.(csv|json)"' chapters/*.md intro.md | tr -d '"' | sort -u)))
 BOOK_INPUTS := chapters src/helpers intro.md requirements.txt $(BOOK_DATA)
-BOOK_HASH    = $(shell { find $(BOOK_INPUTS) -type f ! -name 'seed_sweep_*' ! -name '*.pyc' \
+BOOK_HASH    = $(shell { find $(BOOK_INPUTS) -type f ! -name '*.pyc' \
 	  ! -path '*/.ipynb_checkpoints/*' \
 	  -print0 | LC_ALL=C sort -z | xargs -0 sha256sum; \
 	  echo "BOOK_SCALE=$(BOOK_SCALE) BOOK_SEED=$(BOOK_SEED)"; } | sha256sum | cut -c1-64)
@@ -105,14 +109,16 @@ paper: $(STAMP)
 	BOOK_SCALE=paper $(JB) build . --all -W -n --keep-going --path-output _build/paper
 
 ## Benchmark of the simulation core at the Figure 3(a) setting (not part of `make test`);
-## prints a table and writes benchmarks/results/latest.{md,json}.
+## prints a table and writes benchmarks/results/latest.{md,json}. benchmarks/README.md lists
+## every benchmark script, what it writes and which page reads it.
 bench: $(STAMP)
-	$(BIN)/python benchmarks/bench_core.py
+	$(BIN)/python benchmarks/tools/bench_core.py
 
 ## Wall time and peak memory of every chapter run as a script (quick scale; the paper's
-## scale with `python benchmarks/chapter_timings.py --scale paper`).
+## scale with `python benchmarks/tools/chapter_timings.py --scale paper`); appends to
+## benchmarks/results/chapters_<scale>.json, which the instructors page reads.
 bench-chapters: $(STAMP)
-	$(BIN)/python benchmarks/chapter_timings.py --scale quick
+	$(BIN)/python benchmarks/tools/chapter_timings.py --scale quick
 
 ## The student edition in _build/student: notebooks/ (one .ipynb per chapter, without
 ## solutions or outputs; a cell that needs a removed solution is the student's to complete,
@@ -142,6 +148,8 @@ clean:
 
 ## Every chapter's hidden assertions at other seeds (BOOK_SEED = 1, 2, 3): nbval over the
 ## chapters, and the landing page's checks, once per seed. Not part of `make test`; it takes a few minutes.
+## The full sweep (BOOK_SEED 0-31, one record per page in benchmarks/results/seed_sweeps):
+## `python benchmarks/tools/seed_sweep.py [chapters/NN_x.md ...] --jobs 2`.
 seeds: $(STAMP)
 	@for s in 1 2 3; do \
 	  echo "== BOOK_SEED=$$s"; \

@@ -128,12 +128,14 @@ def test_the_readme_map_of_the_code_matches_the_package():
     text = (root / "README.md").read_text(encoding="utf-8")
     block = text.split("## Map of the code", 1)[1].split("```", 2)[1]
     helpers_dir = root / "src" / "helpers"
-    theory = {f"theory/{p.name}" for p in (helpers_dir / "theory").glob("*.py")
-              if p.name != "__init__.py"}
     top = {p.name for p in helpers_dir.glob("*.py") if p.name != "__init__.py"}
-    indented = set(re.findall(r"^  (\w+\.py)\b", block, flags=re.M))
     flat = set(re.findall(r"^(\w+\.py)\b", block, flags=re.M))
     assert flat == top, f"README map vs src/helpers: missing {top - flat}, extra {flat - top}"
-    indented = {f"theory/{n}" for n in indented}
-    assert indented == theory, \
-        f"README map vs theory/: missing {theory - indented}, extra {indented - theory}"
+    # each subpackage (theory/, checks/): a line "name/" and its modules indented below it
+    for pkg in sorted(p.parent.name for p in helpers_dir.glob("*/__init__.py")):
+        files = {p.name for p in (helpers_dir / pkg).glob("*.py") if p.name != "__init__.py"}
+        part = block.split(f"\n{pkg}/", 1)[1]
+        part = re.split(r"\n\S", part, maxsplit=1)[0]      # up to the next unindented line
+        listed = set(re.findall(r"^  (\w+\.py)\b", part, flags=re.M))
+        assert listed == files, \
+            f"README map vs {pkg}/: missing {files - listed}, extra {listed - files}"

@@ -1,0 +1,223 @@
+"""Check ``large_step_risk(..., second_layer=...)`` for a Gaussian (and a two-magnitude)
+second layer against simulation of the whole two-stage procedure.
+
+Each run is chapter 5's: ``helpers.simulate_one_step``'s streams (every draw from
+``np.random.default_rng(seed)`` through ``helpers.data.spawn_streams``), its step, data,
+ridge and test risk.  The step sizes of one run share the gradient, the ridge data and the
+test points (``helpers.simulate._risks_over_etas``: the same numbers as one
+``simulate_one_step`` per step size, as ``benchmarks/data/large_step_d_dependence.py`` checks).
+The +-1 layer is run on the same seeds (its signs are those of the Gaussian draws), so the
+Gaussian - (+-1) difference is paired.  The two-magnitude layer ``([1, 2], [0.5, 0.5])``
+takes the +-1 layer's signs and gives magnitude 2 to a random half of the neurons (a
+permutation drawn from the run's ``init`` stream after the initialisation).
+
+    python benchmarks/investigations/gaussian_layer_check.py --d 512 --seeds 4
+    cd benchmarks/investigations
+    python gaussian_layer_check.py --d 1024 --seeds 4 --points 2:2,2:6,4:6
+    python gaussian_layer_check.py --d 512 --seeds 4 --points 2:2,2:6 --two
+
+Each call adds its rows to ``gaussian_layer_check.csv`` in ``benchmarks/results/investigations``
+(replacing rows of the same d, layer and point) and rewrites the Markdown table
+``gaussian_layer_check.md`` there from the whole CSV.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from helpers.activations import as_student, as_teacher
+from helpers.data import init_student, normal_blocks, sample_data, sample_teacher, spawn_streams
+from helpers.feature_maps import features
+from helpers.first_step import FirstStep, first_step_from_streams, first_step_gradient, one_step
+from helpers.ridge import ridge_path
+from helpers.risk import TEST_BLOCK, prediction_risk
+from helpers.simulate import _risks_over_etas, default_n_test, population_model_risks
+from helpers.theory import large_step_risk, spiked_rf_parameters
+
+RESULTS = Path(__file__).resolve().parents[1] / "results" / "investigations"
+CSV, MD = RESULTS / "gaussian_layer_check.csv", RESULTS / "gaussian_layer_check.md"
+STUDENT = TEACHER = "tanh"
+PSI2, LAM, BASE_SEED = 1.0, 0.1, 2310          # lam = 0.1 as in chapter 5
+TWO = ([1.0, 2.0], [0.5, 0.5])
+LAYERS = {"gaussian": "gaussian", "rademacher": "rademacher", "two": TWO}
+
+
+def first_step(layer, d, n, N, streams, student, teacher):
+    """The first step with the second layer ``layer`` (chapter 5's streams)."""
+    if layer in ("gaussian", "rademacher"):
+        return first_step_from_streams(student, teacher, d=d, n=n, N=N, eta=0.0, noise=0.0,
+                                       streams=streams, second_layer=layer)
+    beta = sample_teacher(d, rng=streams["teacher"])
+    W0, a = init_student(d, N, rng=streams["init"], second_layer="rademacher")
+    big = streams["init"].permutation(N) < round(TWO[1][1] * N)
+    a = a * np.where(big, TWO[0][1], TWO[0][0])
+    X, y = sample_data(n, beta, teacher, noise=0.0, rng=streams["step"])
+    G0 = first_step_gradient(X, y, W0, a, student)
+    return FirstStep(beta=beta, X=X, y=y, W0=W0, a=a, G0=G0, W1=one_step(W0, G0, 0.0))
+
+
+def simulate(layer, d, psi1, etas, seed, *, act=None, psi2=PSI2):
+    """Risks for every eta_scale of ``etas`` from one run (student = teacher = ``act``, by
+    default this check's tanh; ``gaussian_layer_grid.py`` runs its grid through here)."""
+    student = as_student(act or STUDENT)
+    teacher = as_teacher(act or TEACHER)
+    n, N = round(psi1 * d), round(psi2 * d)
+    streams = spawn_streams(seed)
+    fs = first_step(layer, d, n, N, streams, student, teacher)
+    Xr, yr = sample_data(n, fs.beta, teacher, noise=0.0, rng=streams["ridge"])
+    blocks = normal_blocks(streams["test"], default_n_test(n), d, block=TEST_BLOCK)
+    risk = _risks_over_etas(fs, Xr, yr, blocks, [e * math.sqrt(N) for e in etas],
+                            np.array([LAM]), student, teacher)
+    return risk[:, 0]
+
+
+def simulate_spiked_model(layer, d, psi1, etas, seed, bulk="isotropic", *, psi2=PSI2,
+                          lam=LAM):
+    """Risks of ridge on the model the theory solves, drawn at finite d: neuron i is
+    sigma(<sqrt(c_i) u_i + xi_i r v, x>) with u_i ~ N(0, I/d) independent, c_i = 1 +
+    xi_i^2 (c_b - 1), v = gamma beta + sqrt(1 - gamma^2) zeta (chapter 5's r, c_b, gamma):
+    ``helpers.simulate.population_model_risks`` (the "two" layer's magnitudes drawn here).
+    Its gap to the theory is the derivation's (and finite d's), not the spiked model's.
+
+    ``bulk="step"``: a diagnostic.  The growth is drawn as the step draws it,
+    w0_i + xi_i sqrt(c_b - 1) b_i with b_i = X^T (y o g_i) / sqrt(n E y^2 d), g_i ~ N(0, I_n)
+    and (X, y) the step's data: covariance X^T D_y^2 X / (n E y^2 d), anisotropic (shaped
+    by the step's data) and the same for every neuron, instead of c_i I/d."""
+    student, teacher = as_student(STUDENT), as_teacher(TEACHER)
+    if bulk == "isotropic" and layer != "two":
+        return population_model_risks(student, teacher, d=d, psi1=psi1, psi2=psi2, lam=lam,
+                                      etas=etas, second_layer=layer, seed=seed)
+    n, N = round(psi1 * d), round(psi2 * d)
+    streams = spawn_streams(seed)
+    beta = sample_teacher(d, rng=streams["teacher"])
+    _, a = init_student(d, N, rng=streams["init"], second_layer="gaussian")
+    xi = np.abs(a) * math.sqrt(N)
+    if layer == "rademacher":
+        xi = np.ones(N)
+    elif layer == "two":
+        big = streams["init"].permutation(N) < round(TWO[1][1] * N)
+        xi = np.where(big, TWO[0][1], TWO[0][0])
+    if bulk == "isotropic":
+        return population_model_risks(student, teacher, d=d, psi1=psi1, psi2=psi2, lam=lam,
+                                      etas=etas, second_layer=xi, seed=seed)
+    U = streams["step"].standard_normal((d, N)) / math.sqrt(d)
+    X, y = sample_data(n, beta, teacher, noise=0.0, rng=streams["step"])
+    Bk = X.T @ (y[:, None] * streams["step"].standard_normal((n, N)))
+    Bk /= math.sqrt(n * d * np.mean(y**2))
+    zeta = streams["step"].standard_normal(d)
+    zeta -= (zeta @ beta) * beta
+    zeta /= np.linalg.norm(zeta)
+    Xr, yr = sample_data(n, beta, teacher, noise=0.0, rng=streams["ridge"])
+    out = []
+    for e in etas:
+        r, cb, gamma = spiked_rf_parameters(student, teacher, psi1=psi1, eta_scale=e)
+        v = gamma * beta + math.sqrt(1 - gamma**2) * zeta
+        W1 = U + math.sqrt(cb - 1) * xi[None, :] * Bk + np.outer(v, xi * r)
+        B = ridge_path(features(Xr, W1, student), yr, np.array([lam]))
+        risk, _ = prediction_risk(W1, B, student, teacher, beta, n_test=default_n_test(n),
+                                  rng=streams["test"])
+        out.append(risk[0])
+    return np.array(out)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--d", type=int, default=512)
+    ap.add_argument("--seeds", type=int, default=4)
+    ap.add_argument("--points", default="2:2,2:6,4:2,4:6", help="psi1:eta_scale,...")
+    ap.add_argument("--table-only", action="store_true",
+                    help="rewrite the Markdown table from the CSV and stop")
+    ap.add_argument("--two", action="store_true", help="the layer ([1, 2], [0.5, 0.5]) too")
+    ap.add_argument("--model", choices=["", "isotropic", "step"], default="",
+                    help="simulate the spiked model the theory solves (bulk isotropic, or "
+                         "shaped by the step's data) instead of the network")
+    ap.add_argument("--layers", default="gaussian,rademacher",
+                    help="comma-separated, from gaussian, rademacher, two")
+    args = ap.parse_args()
+    if args.table_only:
+        write_markdown(pd.read_csv(CSV))
+        return
+    points = [tuple(map(float, p.split(":"))) for p in args.points.split(",")]
+    layers = args.layers.split(",") + (["two"] if args.two else [])
+    rows = []
+    for psi1 in sorted({p for p, _ in points}):
+        etas = [e for p, e in points if p == psi1]
+        for layer in layers:
+            t0 = time.time()
+            def run(*a):
+                return (simulate_spiked_model(*a, bulk=args.model) if args.model
+                        else simulate(*a))
+            sims = np.array([run(layer, args.d, psi1, etas, [BASE_SEED, args.d, s])
+                             for s in range(args.seeds)])
+            t_sim = time.time() - t0
+            for j, e in enumerate(etas):
+                t1 = time.perf_counter()
+                th = large_step_risk(STUDENT, TEACHER, psi1=psi1, psi2=PSI2, lam=LAM,
+                                     eta_scale=e, second_layer=LAYERS[layer])
+                name = layer + (f"-model-{args.model}" if args.model else "")
+                rows.append(dict(d=args.d, layer=name, psi1=psi1, eta_scale=e,
+                                 seeds=args.seeds, theory=th, risk=sims[:, j].mean(),
+                                 risk_se=sims[:, j].std(ddof=1) / math.sqrt(args.seeds),
+                                 sims=" ".join(f"{v:.6f}" for v in sims[:, j]),
+                                 theory_ms=1e3 * (time.perf_counter() - t1),
+                                 sim_s=t_sim / args.seeds))
+                print(rows[-1], flush=True)
+    new = pd.DataFrame(rows)
+    if CSV.exists():
+        old = pd.read_csv(CSV)
+        key = ["d", "layer", "psi1", "eta_scale"]
+        old = old[~old.set_index(key).index.isin(new.set_index(key).index)]
+        new = pd.concat([old, new], ignore_index=True)
+    new = new.sort_values(["layer", "psi1", "eta_scale", "d"]).reset_index(drop=True)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    new.to_csv(CSV, index=False)
+    write_markdown(new)
+
+
+def write_markdown(df):
+    lines = [
+        "# The large-step risk with a Gaussian second layer: theory against simulation",
+        "",
+        "`benchmarks/investigations/gaussian_layer_check.py` (tanh student and teacher, psi2 = 1, "
+        f"lambda = {LAM:g}, noise 0; seeds [{BASE_SEED}, d, k], k = 0..seeds-1).  "
+        "theory: `large_step_risk(..., second_layer=layer)` (gaussian: the 12-atom "
+        "half-normal rule; two: magnitudes (1, 2) with probabilities (1/2, 1/2)).  "
+        "Simulation: mean +- standard error over the seeds; gap = simulation - theory.",
+        "",
+        "| layer | d | psi1 | eta_scale | seeds | theory | simulation | gap | gap / se |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in df.itertuples():
+        lines.append(f"| {r.layer} | {r.d} | {r.psi1:g} | {r.eta_scale:g} | {r.seeds} | "
+                     f"{r.theory:.4f} | {r.risk:.4f} ± {r.risk_se:.4f} | "
+                     f"{r.risk - r.theory:+.4f} | {(r.risk - r.theory) / r.risk_se:+.1f} |")
+    # paired differences, each layer - (+-1) on the same seeds, network and spiked model
+    for suffix, what in (("", "network"), ("-model-isotropic", "spiked model, isotropic bulk")):
+        rad = df[df.layer == "rademacher" + suffix].set_index(["d", "psi1", "eta_scale"])
+        for other in ("gaussian", "two"):
+            g = df[df.layer == other + suffix].set_index(["d", "psi1", "eta_scale"])
+            both = g.index.intersection(rad.index)
+            if not len(both):
+                continue
+            lines += ["", f"Paired differences, {other} - (+-1), on the same seeds ({what}):",
+                      "", "| d | psi1 | eta_scale | theory | simulation | gap / se |",
+                      "|---|---|---|---|---|---|"]
+            for key in both:
+                a = np.array(g.loc[key, "sims"].split(), dtype=float)
+                b = np.array(rad.loc[key, "sims"].split(), dtype=float)
+                diff = a - b
+                se = diff.std(ddof=1) / math.sqrt(diff.size)
+                th = g.loc[key, "theory"] - rad.loc[key, "theory"]
+                lines.append(f"| {key[0]} | {key[1]:g} | {key[2]:g} | {th:+.4f} | "
+                             f"{diff.mean():+.4f} ± {se:.4f} | {(diff.mean() - th) / se:+.1f} |")
+    MD.write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
