@@ -21,8 +21,7 @@ from helpers import same_data_risks, theory
 S = helpers.scale()
 PSI2, LAM, NOISE = 2.0, 1e-3, 0.1
 K_CHECKS = 55
-def t_band(dof):
-    return stats.t.ppf(1 - 0.01 / (2 * K_CHECKS), dof)
+t_band = helpers.checks.Family(K_CHECKS, "chapter 4's (t) checks").t
 ALPHAS = [0.0, 0.125, 0.25, 0.375, 0.5]
 THM7 = "0.5, Theorem 7's penalty"
 def theorem7_lam(n, N):
