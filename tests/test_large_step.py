@@ -2,6 +2,7 @@
 conventions, input checks and a small direct simulation."""
 
 import math
+import types
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +48,7 @@ def test_without_spike_the_split_of_the_teacher_does_not_matter(psi2):
     s, t = get_activation("tanh"), get_activation("tanh", centred=True)
     risks = []
     for gamma in (0.0, 0.5, 0.9):
-        point = els._NodeTables(s, t, r=0.0, c_b=1.0, gamma=gamma)
+        point = els._tables(s, t, 0.0, 1.0, gamma, (1.0,), (1.0,))       # the +-1 layer
         risks.append(els._solve(point, alpha=2.0 / psi2, lam_eff=0.1 * 2.0 / psi2, psi2=psi2,
                                 noise=0.0)["risk"])
     np.testing.assert_allclose(risks, risks[0], rtol=1e-9)
@@ -67,8 +68,9 @@ def test_large_lambda_keeps_only_the_unpenalised_mean_direction():
     R = E h^2 - (E mu0 h)^2 / E mu0^2 (teacher's h, hh integrated over kappa)."""
     s, t = get_activation("tanh"), get_activation("tanh", centred=True)
     r, cb, gamma = spiked_rf_parameters(s, t, psi1=2.0, eta_scale=2.0)
-    P = els._NodeTables(s, t, r=r, c_b=cb, gamma=gamma)
-    limit = P.w @ P.HH - (P.w @ (P.M0 * P.H)) ** 2 / (P.w @ P.M0**2)
+    P = els._tables(s, t, r, cb, gamma, (1.0,), (1.0,))
+    M0 = P.M0[:, 0]
+    limit = P.w @ P.HH - (P.w @ (M0 * P.H)) ** 2 / (P.w @ M0**2)
     got = large_step_risk(s, t, psi1=2.0, psi2=1.5, lam=1e9, eta_scale=2.0)
     assert abs(got - limit) < 1e-6 * limit
     assert limit < t.second_moment - 0.1          # the spike alone already learns a lot
@@ -228,9 +230,10 @@ def test_unknown_activation_names_the_argument():
 
 def test_convergence_failure_is_reported(monkeypatch):
     monkeypatch.setattr(els, "_TOL", -1.0)      # never converged by the plain iteration
-    monkeypatch.setattr(els, "_mp_averages",
-                        lambda lam_eff, vh1, c_b, psi2: (np.nan,) * 5)
-    with pytest.raises(LargeStepConvergenceError, match="did not converge"):
+    monkeypatch.setattr(els, "_ITER", 2)
+    monkeypatch.setattr(els.optimize, "root",   # nor by the root finder
+                        lambda fun, x0, **_: types.SimpleNamespace(x=1.5 * x0))
+    with pytest.raises(LargeStepConvergenceError, match="1 population did not converge"):
         large_step_risk("tanh", "tanh", psi1=2.0, psi2=1.0, lam=0.1, eta_scale=1.0)
 
 
@@ -268,7 +271,7 @@ def test_parity_even_part_along_v_is_never_learnt():
     eta = np.array([0.5, 2.0, 6.0])
     risk = large_step_risk(s, t, psi1=8.0, psi2=2.0, lam=1e-3, eta_scale=eta)
     _, _, gamma = spiked_rf_parameters(s, t, psi1=8.0, eta_scale=1.0)
-    P = els._NodeTables(s, t, r=0.0, c_b=1.0, gamma=gamma)
+    P = els._tables(s, t, 0.0, 1.0, gamma, (1.0,), (1.0,))
     h_even = 0.5 * (P.H + P.H[::-1])                 # the nodes are symmetric
     floor = P.w @ h_even**2
     assert floor > 0.02
@@ -290,28 +293,34 @@ def test_second_layer_rademacher_keeps_the_draws():
 
 
 def test_against_a_small_direct_simulation():
-    """d = 256, 8 seeds, tanh/tanh, psi1 = 2, psi2 = 1, +-1 layer, paired over eta_scale in
-    {1, 3}: the mean risk lies within a t quantile (7 degrees of freedom, 99.5% each side) times
-    its standard error, plus the finite-size allowance measured at this same setting, of the
-    finite-width theory (Result 5.3 at d = 256).  The allowance: the upper 99.5% bound on
-    |relative gap| at (psi1, psi2, d) = (2, 1, 256) and each eta_scale, from
-    benchmarks/results/finite_width_validation.csv (cell "ch5", 16 seeds).  The theory's limit
-    is reported beside it (the finite-width correction is small at these steps)."""
+    """d = 256, 8 seeds, tanh/tanh, psi1 = 2, psi2 = 1, lambda = 0.1, +-1 layer, paired over
+    eta_scale in {1, 3}: the mean risk lies within a t quantile (7 degrees of freedom, 99.5%
+    each side) times its standard error, plus the finite-size allowance measured at this same
+    setting, of the finite-width theory (Result 5.3 at d = 256); the theory at another psi1
+    does not.  The theory's limit is close to it at these steps (0.0870, 0.0915 against
+    0.0886, 0.0920)."""
     import csv
 
     path = (Path(__file__).parents[1] / "benchmarks" / "results"
             / "finite_width_validation.csv")
     d, psi1, psi2, lam, eta = 256, 2.0, 1.0, 0.1, np.array([1.0, 3.0])
     theory = large_step_risk("tanh", "tanh", psi1=psi1, psi2=psi2, lam=lam, eta_scale=eta, d=d)
+    # The allowance, measured at this setting: cell "ch5" of the CSV (tanh/tanh, psi2 = 1,
+    # lambda = 0.1, +-1 layer; benchmarks/data/finite_width_validation.py) at psi1 = 2,
+    # d = 256: 16 seeds [3404, 0, 1, 256, k], k < 16, independent of the seeds below.  Their
+    # relative gap to the theory has mean -1.3% (eta_scale 1) and +2.3% (eta_scale 3), standard
+    # deviation 10.6% and 9.9%; the allowance |mean| + t_{0.995, 15} sd / 4 is 9.1% and 9.6%.
     with path.open() as f:
         rows = [r for r in csv.DictReader(f) if r["cell"] == "ch5" and int(r["d"]) == d
                 and float(r["psi1"]) == psi1]
     allow = np.empty(eta.size)
     for k, e in enumerate(eta):
         rel = np.array([float(r["risk"]) for r in rows if float(r["eta_scale"]) == e])
+        assert rel.size == 16, rel.size
         rel = rel / theory[k] - 1
         q = stats.t.ppf(0.995, rel.size - 1)
         allow[k] = abs(rel.mean()) + q * rel.std(ddof=1) / math.sqrt(rel.size)
+    assert np.all((0 < allow) & (allow < 0.1)), allow
     N = round(psi2 * d)
     sims = np.array([[helpers.simulate_one_step("tanh", "tanh", d=d, psi1=psi1, psi2=psi2,
                                                 lam=lam, eta=e * math.sqrt(N), seed=seed,
@@ -319,8 +328,17 @@ def test_against_a_small_direct_simulation():
                       for e in eta] for seed in range(8)])
     mean, se = sims.mean(0), sims.std(0, ddof=1) / math.sqrt(len(sims))
     tq = stats.t.ppf(0.995, len(sims) - 1) * se
-    assert np.all((0 < allow) & (allow < 0.1)), allow
-    assert np.all(np.abs(mean - theory) <= theory * allow + tq), (mean, se, theory, allow)
+
+    def within(risk):
+        return np.abs(mean - risk) <= risk * allow + tq
+
+    assert np.all(within(theory)), (mean, se, theory, allow)
+    # The test can fail: the theory at psi1 = 1 or 4 (risks 0.153, 0.173 and 0.057, 0.048
+    # against the simulation's 0.090, 0.094) lies about three times the bound away.
+    for wrong_psi1 in (1.0, 4.0):
+        wrong = large_step_risk("tanh", "tanh", psi1=wrong_psi1, psi2=psi2, lam=lam,
+                                eta_scale=eta, d=d)
+        assert not np.any(within(wrong)), (wrong_psi1, mean, wrong)
 
 
 @pytest.mark.parametrize("student,teacher,psi1,psi2", [("tanh", "tanh", 2.0, 1.0),
@@ -338,11 +356,8 @@ def test_matched_asymptotics_with_the_small_step_theory(student, teacher, psi1, 
     assert abs(small - large) < 1e-6 * large
 
 
-def test_edge_branches_of_the_spectral_averages_and_the_teacher_tables():
-    near = els._mp_averages(0.7, 1e-9, 1.3, 2.0)
-    at0 = els._mp_averages(0.7, 0.0, 1.3, 2.0)
-    np.testing.assert_allclose(at0, near, rtol=1e-6)
+def test_teacher_tables_with_the_teacher_along_v():
     s, t = get_activation("tanh"), get_activation("tanh", centred=True)
-    P = els._NodeTables(s, t, r=1.0, c_b=1.2, gamma=1.0)   # teacher entirely along v
+    P = els._tables(s, t, 1.0, 1.2, 1.0, (1.0,), (1.0,))   # teacher entirely along v
     np.testing.assert_allclose(P.H, t(P.k))
     assert np.all(P.H1 == 0.0)

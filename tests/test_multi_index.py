@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 
 from helpers import features, first_step_gradient, get_activation, init_student, ridge_path
-from helpers.data import sample_data
-from helpers.first_step import empirical_loss
+from helpers.data import sample_data, spawn_streams
+from helpers.first_step import empirical_loss, run_first_step
 from helpers.multi_index import (
     direction_overlaps,
+    first_step_problem,
     gradient_steps,
     hermite_alignment,
     remove_linear_part,
@@ -201,3 +202,70 @@ def test_single_index_link_reads_the_first_projection():
     np.testing.assert_allclose(g(Z), np.tanh([0.5, -1.0]))
     with pytest.raises(ValueError, match="g must be a callable"):
         single_index("tanh")
+
+
+def _problem_streams(seed):
+    return spawn_streams(seed, ("teacher", "init", "step"))
+
+
+def test_first_step_problem_is_the_core_lines_on_named_streams():
+    # Each stage from its own stream, and the step of eq. (2.1) written out in NumPy.
+    d, n, N, k, eta = 7, 40, 5, 2, 0.7
+    fs = first_step_problem(d, n, N, _staircase, k=k, eta=eta, noise=0.1,
+                            streams=_problem_streams(3))
+    ref = _problem_streams(3)
+    B = sample_directions(d, k, rng=ref["teacher"])
+    W0, a = init_student(d, N, rng=ref["init"])
+    X, y = sample_data(n, B, _staircase, noise=0.1, rng=ref["step"])
+    for got, want in ((fs.beta, B), (fs.W0, W0), (fs.a, a), (fs.X, X), (fs.y, y)):
+        np.testing.assert_array_equal(got, want)
+    pre = X @ W0                                          # (n, N)
+    residual = y - np.maximum(pre, 0) @ a / math.sqrt(N)  # y - f(x)
+    G0 = X.T @ ((residual / math.sqrt(N))[:, None] * a[None, :] * (pre > 0)) / n
+    np.testing.assert_allclose(fs.G0, G0, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(fs.W1, W0 + eta * math.sqrt(N) * G0, rtol=1e-12, atol=1e-15)
+    assert fs.eta == eta and fs.shape == (d, n, N)
+
+
+def test_first_step_problem_one_index_matches_run_first_step():
+    # k = 1: the same teacher, student and batch as the core runner for the same seed.
+    d, psi1, psi2 = 12, 3, 2
+    core = run_first_step("relu", "tanh", d=d, psi1=psi1, psi2=psi2, eta=1.0, seed=5)
+    fs = first_step_problem(d, psi1 * d, psi2 * d, single_index(np.tanh), eta=1.0,
+                            streams=spawn_streams(5))
+    np.testing.assert_allclose(fs.beta[:, 0], core.beta, rtol=1e-12, atol=1e-15)
+    np.testing.assert_array_equal(fs.W0, core.W0)
+    np.testing.assert_array_equal(fs.a, core.a)
+    np.testing.assert_array_equal(fs.X, core.X)
+    np.testing.assert_allclose(fs.y, core.y, rtol=1e-12, atol=1e-15)  # tanh is centred
+    np.testing.assert_allclose(fs.W1, core.W1, rtol=1e-10, atol=1e-12)
+
+
+def test_first_step_problem_rademacher_layer_zero_step_and_further_batches():
+    streams = _problem_streams(8)
+    fs = first_step_problem(6, 10, 4, _staircase, k=2, eta=0.0, second_layer="rademacher",
+                            streams=streams)
+    np.testing.assert_allclose(np.abs(fs.a), 0.5)  # +-1/sqrt(N)
+    np.testing.assert_array_equal(fs.W1, fs.W0)     # eta = 0: no step, G0 still computed
+    assert np.abs(fs.G0).max() > 0
+    X_next, _ = sample_data(10, fs.beta, _staircase, rng=streams["step"])
+    assert not np.allclose(X_next, fs.X)            # the step stream has moved on
+    again = first_step_problem(6, 10, 4, _staircase, k=2, eta=0.0, second_layer="rademacher",
+                               streams=_problem_streams(8))
+    np.testing.assert_array_equal(again.G0, fs.G0)  # same seed, same problem
+
+
+def test_first_step_problem_errors_name_the_parameter():
+    s = _problem_streams(0)
+    cases = [(dict(d=0), "d must be"), (dict(n=2.5), "n must be"), (dict(N=-1), "N must be"),
+             (dict(k=0), "k must be"), (dict(k=9), "k must be at most d"),
+             (dict(g="tanh"), "g must be a callable"), (dict(eta=-1.0), "eta must be"),
+             (dict(second_layer="uniform"), "second_layer"),
+             (dict(streams={"teacher": s["teacher"], "init": s["init"]}), "streams must map"),
+             (dict(streams=np.random.default_rng(0)), "streams must map")]
+    for change, message in cases:
+        args = dict(d=5, n=8, N=3, g=_staircase, k=2, eta=1.0, streams=_problem_streams(0))
+        args.update(change)
+        with pytest.raises(ValueError, match=message):
+            first_step_problem(args.pop("d"), args.pop("n"), args.pop("N"), args.pop("g"),
+                               **args)

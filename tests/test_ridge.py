@@ -7,7 +7,7 @@ import pytest
 
 from helpers._validation import check_lambdas
 from helpers.ridge import ridge_path
-from helpers.risk import prediction_risk
+from helpers.risk import prediction_risk, risk_from_errors
 
 LAMBDAS = [1e-4, 1e-2, 0.3, 5.0]
 
@@ -74,6 +74,20 @@ def test_prediction_risk_is_independent_of_chunking():
     X = np.random.default_rng(2).standard_normal((999, 4))
     direct = np.mean((np.tanh(X @ W) @ B - as_teacher("tanh")(X @ beta)[:, None]) ** 2, axis=0)
     np.testing.assert_allclose(out[0][0], direct, rtol=1e-12)
+
+
+def test_risk_from_errors_mean_and_standard_error_in_blocks():
+    # The mean of e^2 and sqrt(var(e^2)/m), whether the rows come at once or in blocks, for
+    # any trailing shape (one column per model).
+    e = np.random.default_rng(3).standard_normal((301, 2, 3))
+    risk, se = risk_from_errors(e)
+    np.testing.assert_allclose(risk, np.mean(e**2, axis=0), rtol=1e-13)
+    np.testing.assert_allclose(se, np.std(e**2, axis=0, ddof=1) / math.sqrt(301), rtol=1e-10)
+    blocks = risk_from_errors(e[i:i + 50] for i in range(0, 301, 50))
+    np.testing.assert_allclose(blocks[0], risk, rtol=1e-13)
+    np.testing.assert_allclose(blocks[1], se, rtol=1e-10)
+    with pytest.raises(ValueError, match="errors must hold at least one test point"):
+        risk_from_errors(iter([]))
 
 
 @pytest.mark.parametrize("bad", [0.0, -1.0, [1.0, -2.0], float("inf"), [], [[1.0]]])

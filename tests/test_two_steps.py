@@ -5,9 +5,17 @@ import math
 import numpy as np
 import pytest
 
-from helpers import first_step_gradient, init_student, one_step
+from helpers import (
+    features,
+    first_step_gradient,
+    get_activation,
+    init_student,
+    one_step,
+    ridge_path,
+)
 from helpers import two_steps as ts
-from helpers.multi_index import sample_directions
+from helpers.data import sample_data, spawn_streams
+from helpers.multi_index import direction_overlaps, sample_directions
 
 
 def he3(Z):
@@ -29,6 +37,34 @@ def test_shapes_and_inputs_untouched():
     assert len(Ws) == 4 and all(W.shape == W0.shape for W in Ws)
     np.testing.assert_array_equal(W0, W0c)
     np.testing.assert_array_equal(Ws[0], W0)
+
+
+def test_steps_on_batches_reads_a_generator_one_batch_per_step_and_normalises():
+    # Batches drawn on the fly: each is drawn after the step before it was taken.
+    B, W0, a, X, y, X2, y2 = _setup(4)
+    calls = []  # the student counts its calls: how many steps were taken when a batch came
+
+    def relu(t):
+        calls.append(1)
+        return np.maximum(t, 0.0)
+
+    student = get_activation(relu, derivative=lambda t: (t > 0).astype(float))
+    calls.clear()  # (the activation is evaluated once when it is built)
+    seen = []
+
+    def batches():
+        for pair in ((X, y), (X2, y2)):
+            seen.append(len(calls))
+            yield pair
+
+    Ws = ts.steps_on_batches(W0, a, student, batches(), eta=[0.5, 1.0], normalize=True)
+    assert seen[0] == 0 < seen[1] and len(Ws) == 3
+    W1 = one_step(W0, first_step_gradient(X, y, W0, a, "relu"), 0.5)
+    W1 = W1 / np.linalg.norm(W1, axis=0)
+    np.testing.assert_array_equal(Ws[1], W1)
+    np.testing.assert_allclose(np.linalg.norm(Ws[2], axis=0), 1.0)
+    with pytest.raises(ValueError, match="eta must be a number or one per batch"):
+        ts.steps_on_batches(W0, a, "relu", [(X, y)] * 3, eta=[1.0, 2.0])
 
 
 def test_two_steps_match_the_core_step_by_hand():
@@ -63,15 +99,45 @@ def test_transformed_label_vector_and_top_overlap():
 
 
 def test_run_steps_reproducible_and_protocols_share_the_first_step():
-    kw = dict(d=16, psi1=2, psi2=1, eta=2 * math.sqrt(16), lam=[0.1, 1.0], n_test=200)
+    d, n, N, eta, lam, n_test = 16, 32, 16, 2 * math.sqrt(16), [0.1, 1.0], 200
+    kw = dict(d=d, psi1=n / d, psi2=N / d, eta=eta, lam=lam, n_test=n_test)
     r1 = ts.run_steps(he3, seed=[0, 5], **kw)
-    r2 = ts.run_steps(he3, seed=[0, 5], **kw)
-    assert set(r1) == set(ts.PROTOCOLS)
+    assert tuple(r1) == ts.PROTOCOLS
+    # The draws, by hand from the named streams of the seed.
+    s = spawn_streams([0, 5], ts.RUN_STREAMS)
+    B = sample_directions(d, 1, rng=s["teacher"])
+    W0, a = init_student(d, N, rng=s["init"], second_layer="rademacher")
+    X, y = sample_data(n, B, he3, rng=s["batch"])
+    X2, y2 = sample_data(n, B, he3, rng=s["fresh"])
+
+    def step(W, X, y):
+        return one_step(W, first_step_gradient(X, y, W, a, "relu"), eta)
+
+    W1 = step(W0, X, y)
+    want = {"one step": [W0, W1], "fresh": [W0, W1, step(W1, X2, y2)],
+            "reused": [W0, W1, step(W1, X, y)]}
+    for p in ts.PROTOCOLS:  # one W0 and one first step for all three protocols
+        assert len(r1[p]["Ws"]) == len(want[p])
+        for got, w in zip(r1[p]["Ws"], want[p], strict=True):
+            np.testing.assert_array_equal(got, w)
+        np.testing.assert_allclose(r1[p]["overlaps"], direction_overlaps(want[p][-1], B))
+    # One ridge set and one test set for all three: each risk by hand on the same draws.
+    Xr, yr = sample_data(n, B, he3, rng=s["ridge"])
+    Xt = s["test"].standard_normal((n_test, d))
     for p in ts.PROTOCOLS:
-        np.testing.assert_array_equal(r1[p]["overlaps"], r2[p]["overlaps"])
-        np.testing.assert_array_equal(r1[p]["risk"], r2[p]["risk"])
-        assert r1[p]["overlaps"].shape == (1,) and r1[p]["risk"].shape == (2,)
-        assert 0 <= r1[p]["top"] <= 1
+        W = want[p][-1]
+        coef = ridge_path(features(Xr, W, "relu"), yr, lam)
+        risk = np.mean((features(Xt, W, "relu") @ coef - he3(Xt @ B)[:, None]) ** 2, axis=0)
+        np.testing.assert_allclose(r1[p]["risk"], risk, rtol=1e-12)
+    # Paired: with eta = 0 every protocol keeps W0, so the three risks are one number.
+    r0 = ts.run_steps(he3, seed=[0, 5], **{**kw, "eta": 0.0})
+    for p in ts.PROTOCOLS:
+        np.testing.assert_array_equal(r0[p]["risk"], r0["one step"]["risk"])
+    # Reproducible for a seed, different for another.
+    r2 = ts.run_steps(he3, seed=[0, 5], **kw)
+    for p in ts.PROTOCOLS:
+        for key in ("overlaps", "risk", "top"):
+            np.testing.assert_array_equal(r1[p][key], r2[p][key])
     r3 = ts.run_steps(he3, seed=[1, 5], **kw)
     assert not np.array_equal(r1["reused"]["overlaps"], r3["reused"]["overlaps"])
 

@@ -3,6 +3,8 @@ r"""The first gradient step on the first layer (Ba et al. 2022, eq. 2.1).
 The student :math:`f(x) = N^{-1/2} a^\top\sigma(W^\top x)` is trained on
 :math:`L = \frac1n\sum_i \frac12 (f(x_i) - y_i)^2` by one step on :math:`W` only:
 :math:`W_1 = W_0 + \eta\sqrt{N}\,G_0` with the negative gradient :math:`G_0` at :math:`W_0`.
+Further steps (chapters 6 and 7) repeat it on further batches, fresh or the same one
+(:func:`steps_on_batches`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from .activations import as_student, as_teacher
 from .data import init_student, sample_data, sample_teacher, spawn_streams
 
 __all__ = ["student_output", "empirical_loss", "first_step_gradient", "one_step",
-           "FirstStep", "first_step_from_streams", "run_first_step"]
+           "steps_on_batches", "FirstStep", "first_step_from_streams", "run_first_step"]
 
 
 def _check_network(X, W, a):
@@ -81,11 +83,68 @@ def one_step(W0, G0, eta: float) -> np.ndarray:
     return W0 + (eta * math.sqrt(W0.shape[1])) * G0
 
 
+def steps_on_batches(W0, a, student, batches, *, eta, normalize: bool = False) -> list:
+    r"""Gradient steps on the first layer, one per batch, the second layer ``a`` fixed:
+
+    .. math::
+
+        W_{t+1} = W_t + \eta_t\sqrt N\,G(W_t; X_t, y_t),
+
+    :math:`G` the negative gradient of :func:`first_step_gradient` on the batch
+    :math:`(X_t, y_t)`.  The one multi-step loop of the book: fresh batches (a new pair per
+    step, e.g. :func:`helpers.multi_index.gradient_steps`), or the same pair given again
+    (reused batches, :mod:`helpers.two_steps`).
+
+    Parameters
+    ----------
+    W0 : ndarray of shape (d, N)
+    a : ndarray of shape (N,)
+    student : str, callable or Activation
+    batches : iterable of (X, y)
+        ``X`` of shape (n_t, d), ``y`` of shape (n_t,), at least one pair; a generator is
+        read one pair per step, so batches drawn on the fly are drawn just before their step.
+    eta : float or sequence of float
+        Learning rate(s) (>= 0) in the book's scaling; one for all steps, or one per batch.
+    normalize : bool
+        Rescale every neuron (column of :math:`W_{t+1}`) to unit norm after each step.
+
+    Returns
+    -------
+    Ws : list of ndarray of shape (d, N)
+        ``[W_0, W_1, ..., W_T]`` (``W_0`` a copy).
+    """
+    W = check_matrix("W0", W0, 2).copy()
+    a = check_matrix("a", a, 1, (W.shape[1],))
+    etas = [float(check_nonnegative("eta", float(e))) for e in np.atleast_1d(eta)]
+    one_rate = np.ndim(eta) == 0
+    student = as_student(student)
+    Ws = [W]  # (W is rebound, never changed in place)
+    for t, (X, y) in enumerate(batches):
+        if not one_rate and t >= len(etas):
+            raise ValueError(f"eta must be a number or one per batch ({len(etas)} given); "
+                             f"got more batches")
+        X = check_matrix(f"X of batch {t}", X, 2, (None, W.shape[0]))
+        y = check_matrix(f"y of batch {t}", y, 1, (X.shape[0],))
+        G = first_step_gradient(X, y, W, a, student)      # G(W_t; X_t, y_t)
+        W = one_step(W, G, etas[0] if one_rate else etas[t])
+        if normalize:
+            W = W / np.linalg.norm(W, axis=0, keepdims=True)
+        Ws.append(W)
+    if len(Ws) == 1:
+        raise ValueError("batches must hold at least one (X, y) pair; got none")
+    if not one_rate and len(Ws) - 1 != len(etas):
+        raise ValueError(f"eta must be a number or one per batch ({len(Ws) - 1}); got "
+                         f"{len(etas)} values")
+    return Ws
+
+
 @dataclass
 class FirstStep:
     """The first stage of the procedure: data, initialisation, gradient and step.
 
-    Shapes: ``beta`` (d,), ``X`` (n, d), ``y`` (n,), ``W0``/``W1``/``G0`` (d, N), ``a`` (N,).
+    Shapes: ``beta`` (d,), or (d, k) for a k-index teacher
+    (:func:`helpers.multi_index.first_step_problem`), ``X`` (n, d), ``y`` (n,),
+    ``W0``/``W1``/``G0`` (d, N), ``a`` (N,).
     """
 
     beta: np.ndarray = field(repr=False)

@@ -37,7 +37,7 @@ from ._validation import check_matrix as _check_matrix
 from ._validation import check_nonnegative, check_positive, check_rng
 from .activations import as_student
 from .data import sample_data
-from .first_step import first_step_gradient, one_step
+from .first_step import first_step_gradient, one_step, steps_on_batches
 
 __all__ = [
     "sample_directions",
@@ -106,7 +106,8 @@ def gradient_steps(W0, a, student, B, g, *, n: int, steps: int, eta: float,
                    noise: float = 0.0, normalize: bool = False,
                    linear_removed: bool = False, rng: np.random.Generator) -> list:
     r"""Several steps :math:`W_{t+1} = W_t + \eta\sqrt N\,G(W_t)` on the first layer, each on a
-    fresh batch of ``n`` samples; the second layer ``a`` stays fixed.
+    fresh batch of ``n`` samples; the second layer ``a`` stays fixed
+    (:func:`helpers.first_step.steps_on_batches` on batches drawn from ``rng``).
 
     Parameters
     ----------
@@ -135,24 +136,19 @@ def gradient_steps(W0, a, student, B, g, *, n: int, steps: int, eta: float,
     Ws : list of ndarray of shape (d, N)
         ``[W_0, W_1, ..., W_T]`` (``W_0`` is a copy of the input).
     """
-    W = _check_matrix("W0", W0, 2).copy()
-    a = _check_matrix("a", a, 1, (W.shape[1],))
-    B = _check_matrix("B", B, 2, (W.shape[0], None))
+    W0 = _check_matrix("W0", W0, 2)
+    B = _check_matrix("B", B, 2, (W0.shape[0], None))
     g = _check_link(g)
     check_positive("steps", steps, integer=True)
     check_nonnegative("eta", eta)
-    student = as_student(student)
     rng = check_rng(rng)
-    Ws = [W.copy()]
-    for _ in range(steps):
-        X, y = sample_data(n, B, g, noise=noise, rng=rng)
-        if linear_removed:
-            y = remove_linear_part(X, y)[0]
-        W = one_step(W, first_step_gradient(X, y, W, a, student), eta)
-        if normalize:
-            W = W / np.linalg.norm(W, axis=0, keepdims=True)
-        Ws.append(W)
-    return Ws
+
+    def fresh_batches():  # drawn one at a time, just before its step
+        for _ in range(steps):
+            X, y = sample_data(n, B, g, noise=noise, rng=rng)
+            yield X, (remove_linear_part(X, y)[0] if linear_removed else y)
+
+    return steps_on_batches(W0, a, student, fresh_batches(), eta=eta, normalize=normalize)
 
 
 def _cosines_sq(W, B):
@@ -209,3 +205,78 @@ def hermite_alignment(U, t, degrees) -> np.ndarray:
         proj = U.T @ h
         out.append(float(proj @ proj / (h @ h)))
     return np.array(out)
+
+
+_FIRST_STEP_STREAMS = ("teacher", "init", "step")  # the draws of first_step_problem
+
+
+def first_step_problem(d: int, n: int, N: int, g, *, eta: float, k: int = 1,
+                       student="relu", second_layer: str = "gaussian", noise: float = 0.0,
+                       streams):
+    r"""Draw a k-index problem and take the first step on it (Ba et al. 2022, eq. 2.1).
+
+    .. math::
+
+        B^\top B = I_k \text{ (uniform)}, \quad (W_0)_{ij} \sim N(0, 1/d), \quad
+        y_i = g(B^\top x_i) + \varepsilon_i,\ x_i \sim N(0, I_d)\ (i \le n),
+
+    then the negative gradient :math:`G_0` of :math:`L = \frac1n\sum_i\frac12(f(x_i) - y_i)^2`
+    at :math:`W_0` and :math:`W_1 = W_0 + \eta\sqrt N\,G_0`.  The lines are those of
+    :func:`sample_directions`, :func:`helpers.data.init_student`,
+    :func:`helpers.data.sample_data`, :func:`helpers.first_step.first_step_gradient` and
+    :func:`helpers.first_step.one_step`.  With ``k = 1`` and the same streams, ``beta[:, 0]``,
+    ``W0``, ``a`` and ``X`` are those of :func:`helpers.first_step.run_first_step` (the
+    directions of :func:`sample_directions` with k = 1 are the normalised Gaussian vector of
+    :func:`helpers.data.sample_teacher`).
+
+    Parameters
+    ----------
+    d, n, N : int
+        Input dimension, samples of the step and neurons.
+    g : callable
+        The link: maps the (n, k) projections ``X @ B`` to shape (n,) (for one index,
+        :func:`single_index`).
+    eta : float
+        Learning rate (>= 0) in the book's scaling (1: small step, ``sqrt(N)``: large step);
+        0 leaves ``W1 = W0`` (``G0`` is still computed).
+    k : int
+        Number of teacher directions (at most ``d``).
+    student : str, callable or Activation
+    second_layer : {"gaussian", "rademacher"}
+        See :func:`helpers.data.init_student`.
+    noise : float
+        Label-noise standard deviation.
+    streams : mapping of str to numpy.random.Generator
+        Generators named ``"teacher"`` (draws ``B``), ``"init"`` (``W0``, ``a``) and
+        ``"step"`` (the batch), e.g. from :func:`helpers.data.spawn_streams`; each is
+        advanced by its draws, so further batches can come from ``streams["step"]``.
+
+    Returns
+    -------
+    helpers.first_step.FirstStep
+        ``beta`` holds the directions ``B`` (d, k); ``X``, ``y`` the batch of the step;
+        ``W0``, ``a``, ``G0``, ``W1`` and ``eta``.
+    """
+    from collections.abc import Mapping
+
+    from .data import init_student
+    from .first_step import FirstStep
+
+    for name, value in (("d", d), ("n", n), ("N", N), ("k", k)):
+        check_positive(name, value, integer=True)
+    g = _check_link(g)
+    check_nonnegative("eta", eta)
+    if not isinstance(streams, Mapping) or not set(_FIRST_STEP_STREAMS) <= set(streams):
+        got = sorted(streams) if isinstance(streams, Mapping) else type(streams).__name__
+        raise ValueError(f"streams must map the names {_FIRST_STEP_STREAMS} (others allowed) to "
+                         f"generators, e.g. helpers.spawn_streams(seed); got {got}")
+    student = as_student(student)
+    B = sample_directions(d, k, rng=streams["teacher"])
+    W0, a = init_student(d, N, rng=streams["init"], second_layer=second_layer)
+    X, y = sample_data(n, B, g, noise=noise, rng=streams["step"])
+    G0 = first_step_gradient(X, y, W0, a, student)
+    return FirstStep(beta=B, X=X, y=y, W0=W0, a=a, G0=G0, W1=one_step(W0, G0, eta),
+                     eta=float(eta))
+
+
+__all__.append("first_step_problem")

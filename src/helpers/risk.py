@@ -2,8 +2,9 @@ r"""The prediction risk of the fitted model, the last stop of the data path.
 
 Label noise is excluded, as in the paper:
 :math:`R = E_x\big(\sigma(W^\top x)^\top b - \sigma_*(x^\top\beta_*)\big)^2`, estimated on
-fresh test points (:func:`prediction_risk`), or computed exactly for the Gaussian-equivalent
-features (:func:`ge_prediction_risk`).
+fresh test points (:func:`prediction_risk`, the average and its standard error by
+:func:`risk_from_errors`), or computed exactly for the Gaussian-equivalent features
+(:func:`ge_prediction_risk`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from .data import normal_blocks, teacher_labels
 from .feature_maps import features
 from .theory.deterministic_equivalent import ge_population
 
-__all__ = ["prediction_risk", "ge_prediction_risk", "TEST_BLOCK"]
+__all__ = ["prediction_risk", "risk_from_errors", "ge_prediction_risk", "TEST_BLOCK"]
 
 #: Test points drawn and evaluated per block by default (memory: TEST_BLOCK x N numbers).
 TEST_BLOCK = 4096
@@ -79,17 +80,54 @@ def prediction_risk(W, B, student, teacher, beta, *, n_test: int, rng: np.random
         mean, v = float(linear_part[0]), check_matrix("linear_part[1]", linear_part[1], 1,
                                                        (W.shape[0],))
     Bc = B.astype(dtype, copy=False)
-    total, total_sq = np.zeros(B.shape[1]), np.zeros(B.shape[1])
-    for X in normal_blocks(rng, n_test, W.shape[0], block=chunk):
-        pred = features(X, W, student, dtype=dtype) @ Bc
-        if linear_part is not None:
-            pred = pred + (mean + X @ v)[:, None]
-        sq_err = (pred - teacher_labels(X, beta, teacher)[:, None]) ** 2
-        total += sq_err.sum(axis=0)
-        total_sq += (sq_err * sq_err).sum(axis=0)
-    mean = total / n_test
-    var = np.maximum(total_sq / n_test - mean**2, 0.0) * n_test / max(n_test - 1, 1)
-    return mean, np.sqrt(var / n_test)
+
+    def errors():  # sigma(X W) b - f*(x), one block of test points at a time
+        for X in normal_blocks(rng, n_test, W.shape[0], block=chunk):
+            pred = features(X, W, student, dtype=dtype) @ Bc
+            if linear_part is not None:
+                pred = pred + (mean + X @ v)[:, None]
+            yield pred - teacher_labels(X, beta, teacher)[:, None]
+
+    return risk_from_errors(errors())
+
+
+def risk_from_errors(errors):
+    r"""The risk as the mean squared error over test points, with its Monte-Carlo standard
+    error: :math:`\hat R = \frac1m\sum_{i\le m} e_i^2` and
+    :math:`\mathrm{se} = \sqrt{s^2/m}`, :math:`s^2` the sample variance of the :math:`e_i^2`.
+
+    The one place where the book's simulated risks are averaged: :func:`prediction_risk`
+    and the runners of :mod:`helpers.simulate` that share test points between several
+    step sizes or kernels pass it their errors.
+
+    Parameters
+    ----------
+    errors : ndarray of shape (m, ...) or iterable of such arrays
+        Prediction minus target, :math:`e_i = \hat f(x_i) - f_*(x_i)`, one row per test
+        point (further axes index the models, e.g. one column per penalty); or blocks of
+        such rows, which are summed as they come (memory: one block).
+
+    Returns
+    -------
+    risk, se : ndarray of shape ``errors.shape[1:]``
+
+    >>> risk, se = risk_from_errors(np.array([[1.0, 0.0], [-1.0, 2.0]]))
+    >>> risk.tolist(), se.tolist()
+    ([1.0, 2.0], [0.0, 2.0])
+    """
+    blocks = [errors] if isinstance(errors, np.ndarray) else errors
+    total = total_sq = 0.0
+    m = 0
+    for err in blocks:
+        sq = np.asarray(err, dtype=float) ** 2
+        total = total + sq.sum(axis=0)
+        total_sq = total_sq + (sq * sq).sum(axis=0)
+        m += sq.shape[0]
+    if m == 0:
+        raise ValueError("errors must hold at least one test point; got none")
+    risk = total / m
+    var = np.maximum(total_sq / m - risk**2, 0.0) * m / max(m - 1, 1)
+    return risk, np.sqrt(var / m)
 
 
 def ge_prediction_risk(W, B, student, teacher, beta) -> np.ndarray:

@@ -23,6 +23,7 @@ averages over seeds.
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, field
 
@@ -41,7 +42,7 @@ from .feature_maps import features, ge_features
 from .first_step import FirstStep, first_step_from_streams, run_first_step
 from .kernels import KERNEL_NAMES, kernel_matrix
 from .ridge import kernel_ridge_path, ridge_path
-from .risk import TEST_BLOCK, ge_prediction_risk, prediction_risk
+from .risk import TEST_BLOCK, ge_prediction_risk, prediction_risk, risk_from_errors
 from .spectra import rank_one_part, singular_values, squared_overlap, top_singular_pair
 from .theory.deterministic_equivalent import deterministic_equivalent_risk
 from .theory.large_step import spiked_rf_parameters
@@ -156,22 +157,22 @@ def _risks_over_etas(fs: FirstStep, Xr, yr, test_blocks, etas, lambdas, student,
     r"""Ridge on :math:`\sigma(\tilde XW_1)` for every learning rate, and its test risk.
 
     :math:`XW_1 = XW_0 + \eta\sqrt N\,XG_0`, so two products per data set (ridge inputs
-    ``Xr``, each block of ``test_blocks``) serve every ``eta``.  Returns the risks, shape
+    ``Xr``, each block of ``test_blocks``) serve every ``eta``; every ``eta`` sees the same
+    test points (:func:`helpers.risk.risk_from_errors`).  Returns the risks, shape
     (len(etas), L).
     """
     steps = [eta * math.sqrt(fs.N) for eta in etas]
     P0, P1 = Xr @ fs.W0, Xr @ fs.G0
     Bs = [ridge_path(student(P0 + s * P1), yr, lambdas) for s in steps]
     del P0, P1
-    total, count = np.zeros((len(steps), lambdas.size)), 0
+
+    errors = [[] for _ in steps]  # per eta, sigma(X~ W_1) b - f*(x~) on each block: (m, L)
     for Xt in test_blocks:
         target = teacher(Xt @ fs.beta)[:, None]
         T0, T1 = Xt @ fs.W0, Xt @ fs.G0
-        for k, (s, B) in enumerate(zip(steps, Bs, strict=True)):
-            err = student(T0 + s * T1) @ B - target
-            total[k] += np.einsum("ij,ij->j", err, err)
-        count += Xt.shape[0]
-    return total / count
+        for err, s, B in zip(errors, steps, Bs, strict=True):
+            err.append(student(T0 + s * T1) @ B - target)
+    return np.array([risk_from_errors(err)[0] for err in errors])
 
 
 def simulate_etas(student, teacher, *, d, psi1, psi2, lam, etas, noise=0.0, seed=0,
@@ -292,7 +293,7 @@ def same_data_risks(student, teacher, *, d, psi1, psi2, etas, lam, kernels=(), n
         opts = dict(W0=fs.W0, student=student, **(kernel_options or {}))
         for k in kernels:
             alpha = kernel_ridge_path(kernel_matrix(k, Xk, **opts), yk, kernel_lambdas)
-            kr = np.mean((kernel_matrix(k, Xt, Xk, **opts) @ alpha - target) ** 2, axis=0)
+            kr = risk_from_errors(kernel_matrix(k, Xt, Xk, **opts) @ alpha - target)[0]
             rows.extend({"model": k, "lam": float(lv), "risk": float(rv)}
                         for lv, rv in zip(kernel_lambdas, kr, strict=True))
     return rows
@@ -422,7 +423,8 @@ def population_model_risks(student, teacher, *, d, psi1, psi2, lam, etas,
     a random unit vector) and :math:`(r, c_b, \gamma)` of
     :func:`helpers.theory.spiked_rf_parameters` at each step: the model the fixed point of
     :func:`helpers.theory.large_step_risk` solves, with no gradient step taken.  Ridge on
-    :math:`n = \psi_1 d` fresh samples, risk on fresh test points, as for the network.
+    :math:`n = \psi_1 d` fresh samples, risk on fresh test points, as for the network; the
+    ridge data and the test points are drawn once and shared by every step size.
 
     Parameters
     ----------
@@ -470,7 +472,8 @@ def population_model_risks(student, teacher, *, d, psi1, psi2, lam, etas,
         v = gamma * beta + math.sqrt(1 - gamma**2) * zeta
         W1 = np.sqrt(1 + xi**2 * (cb - 1))[None, :] * U + np.outer(v, xi * r)
         B = ridge_path(features(Xr, W1, student), yr, lambdas)
+        # a copy of the test stream: every step size sees the same test points
         risk, _ = prediction_risk(W1, B, student, teacher, beta, n_test=n_test,
-                                  rng=streams["test"])
+                                  rng=copy.deepcopy(streams["test"]))
         risks.append(risk[0])
     return np.array(risks)

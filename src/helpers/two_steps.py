@@ -9,7 +9,7 @@ they differ only through the batches of the later steps.
 
 Functions
 ---------
-steps_on_batches        W_0, ..., W_T for a given list of batches
+steps_on_batches        W_0, ..., W_T for a given list of batches (from helpers.first_step)
 two_steps               W_1, W_2 for a first batch and (optionally) a second one
 transformed_label_vector  (1/n) X^T T(y): the direction a step on transformed labels points to
 top_direction_overlap   share of span(B) in the top left singular vector of a weight change
@@ -22,6 +22,8 @@ second_step_spectra     one seeded run: spectra of W_0, W_1 and W_2 (fresh and r
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 from scipy import linalg
 
@@ -33,65 +35,24 @@ from ._validation import (
     check_nonnegative,
     check_positive,
 )
-from .activations import as_student
-from .data import SECOND_LAYERS, init_student, sample_data
+from .data import SECOND_LAYERS, init_student, sample_data, spawn_streams
 from .feature_maps import features
-from .first_step import first_step_gradient, one_step
+from .first_step import steps_on_batches
 from .multi_index import direction_overlaps, sample_directions
 from .ridge import ridge_path
 from .risk import prediction_risk
 
-__all__ = ["PROTOCOLS", "steps_on_batches", "two_steps", "transformed_label_vector",
+__all__ = ["PROTOCOLS", "RUN_STREAMS", "steps_on_batches", "two_steps", "transformed_label_vector",
            "top_direction_overlap", "run_steps", "singular_values", "count_outliers",
            "second_step_spectra"]
 
 #: The protocols of :func:`run_steps`, in order.
 PROTOCOLS = ("one step", "fresh", "reused")
 
-
-def _check_batch(name, X, y, d):
-    X = check_matrix(f"X of {name}", X, 2, (None, d))
-    y = check_matrix(f"y of {name}", y, 1, (X.shape[0],))
-    return X, y
-
-
-def steps_on_batches(W0, a, student, batches, *, eta) -> list:
-    r"""Steps :math:`W_{t+1} = W_t + \eta_t\sqrt N\,G(W_t; X_t, y_t)`, one per batch.
-
-    Parameters
-    ----------
-    W0 : ndarray of shape (d, N)
-    a : ndarray of shape (N,)
-    student : str, callable or Activation
-    batches : sequence of (X, y)
-        ``X`` of shape (n_t, d), ``y`` of shape (n_t,); pass the same pair twice to reuse it.
-    eta : float or sequence of float
-        Learning rate(s) (>= 0) in the book's scaling; one per step, or one for all.
-
-    Returns
-    -------
-    Ws : list of ndarray of shape (d, N)
-        ``[W_0, W_1, ..., W_T]`` (``W_0`` a copy).
-    """
-    W = check_matrix("W0", W0, 2).copy()
-    a = check_matrix("a", a, 1, (W.shape[1],))
-    batches = list(batches)
-    if not batches:
-        raise ValueError("batches must hold at least one (X, y) pair; got none")
-    etas = np.broadcast_to(np.asarray(eta, dtype=float), (len(batches),)) \
-        if np.ndim(eta) == 0 else np.asarray(eta, dtype=float)
-    if etas.shape != (len(batches),):
-        raise ValueError(f"eta must be a number or one per batch ({len(batches)}); got "
-                         f"{len(etas)} values")
-    for e in etas:
-        check_nonnegative("eta", float(e))
-    student = as_student(student)
-    Ws = [W.copy()]
-    for t, ((X, y), e) in enumerate(zip(batches, etas, strict=True)):
-        X, y = _check_batch(f"batch {t}", X, y, W.shape[0])
-        W = one_step(W, first_step_gradient(X, y, W, a, student), float(e))
-        Ws.append(W)
-    return Ws
+#: The named streams of one run of :func:`run_steps` (children of its seed, in this order):
+#: the teacher, :math:`(W_0, a)`, the first batch, the fresh batches, the ridge data and the
+#: test points.  :func:`second_step_spectra` uses the first four.
+RUN_STREAMS = ("teacher", "init", "batch", "fresh", "ridge", "test")
 
 
 def two_steps(X, y, W0, a, student, *, eta1, eta2, X2=None, y2=None):
@@ -139,9 +100,14 @@ def top_direction_overlap(dW, B) -> float:
 def run_steps(teacher, *, d: int, psi1: float, psi2: float, eta: float, k: int = 1,
               steps: int = 2, student="relu", second_layer: str = "rademacher",
               lam=None, n_test: int = 4000, seed=0) -> dict:
-    r"""One seeded run of three protocols from the same :math:`W_0` and first batch:
-    ``"one step"`` (:math:`W_1`), ``"fresh"`` (``steps`` steps, a new batch each) and
-    ``"reused"`` (``steps`` steps on the first batch).
+    r"""One seeded run of three protocols on shared draws: ``"one step"`` (:math:`W_1`),
+    ``"fresh"`` (``steps`` steps, a new batch each) and ``"reused"`` (``steps`` steps on
+    the first batch).
+
+    The protocols are paired: one teacher, one :math:`(W_0, a)` and one first batch, so
+    all three share the first step :math:`W_1`; the readout risk of every protocol is ridge
+    on the same fresh data, measured on the same test points.  Each stage draws from its
+    own child of ``seed`` (:data:`RUN_STREAMS`, :func:`helpers.data.spawn_streams`).
 
     Parameters
     ----------
@@ -160,16 +126,16 @@ def run_steps(teacher, *, d: int, psi1: float, psi2: float, eta: float, k: int =
     student : str, callable or Activation
     second_layer : {"gaussian", "rademacher"}
     lam : float or sequence, optional
-        Ridge penalties for the readout risk (ridge on fresh data, then
-        :func:`helpers.risk.prediction_risk`);
-        None skips the risk.
+        Ridge penalties for the readout risk (ridge on ``n`` fresh samples, then
+        :func:`helpers.risk.prediction_risk`); None skips the risk.
     n_test : int
-    seed : int or sequence of int
+    seed : int, sequence of int, numpy.random.SeedSequence or numpy.random.Generator
 
     Returns
     -------
     dict
-        protocol -> {"overlaps": RMS cosine of the neurons with each direction, shape (k,);
+        protocol -> {"Ws": the weights ``[W_0, W_1, ...]`` of its steps;
+        "overlaps": RMS cosine of the neurons with each direction, shape (k,);
         "top": :func:`top_direction_overlap` of :math:`W_T - W_0`;
         "risk": ndarray (one per penalty) when ``lam`` is given}.
     """
@@ -186,23 +152,27 @@ def run_steps(teacher, *, d: int, psi1: float, psi2: float, eta: float, k: int =
                          f"{type(teacher).__name__}")
     lam = None if lam is None else check_lambdas(lam)
     n, N = max(1, round(psi1 * d)), max(1, round(psi2 * d))
-    r_teacher, r_init, r_batch, r_fresh, r_ridge = np.random.default_rng(seed).spawn(5)
-    B = sample_directions(d, k, rng=r_teacher)
-    W0, a = init_student(d, N, rng=r_init, second_layer=second_layer)
-    first = sample_data(n, B, teacher, rng=r_batch)
-    fresh = [first] + [sample_data(n, B, teacher, rng=r_fresh) for _ in range(steps - 1)]
-    runs = {"one step": steps_on_batches(W0, a, student, [first], eta=eta)[-1],
-            "fresh": steps_on_batches(W0, a, student, fresh, eta=eta)[-1],
-            "reused": steps_on_batches(W0, a, student, [first] * steps, eta=eta)[-1]}
+    streams = spawn_streams(seed, RUN_STREAMS)
+    B = sample_directions(d, k, rng=streams["teacher"])
+    W0, a = init_student(d, N, rng=streams["init"], second_layer=second_layer)
+    first = sample_data(n, B, teacher, rng=streams["batch"])
+    fresh = [sample_data(n, B, teacher, rng=streams["fresh"]) for _ in range(steps - 1)]
+    W1 = steps_on_batches(W0, a, student, [first], eta=eta)[1]  # the shared first step
+    runs = {"one step": [W0, W1],
+            "fresh": [W0, *steps_on_batches(W1, a, student, fresh, eta=eta)],
+            "reused": [W0, *steps_on_batches(W1, a, student, [first] * (steps - 1),
+                                             eta=eta)]}
+    if lam is not None:  # drawn once: every protocol's ridge sees the same data
+        Xr, yr = sample_data(n, B, teacher, rng=streams["ridge"])
     out = {}
-    for name, W in runs.items():
-        res = {"overlaps": direction_overlaps(W, B), "top": top_direction_overlap(W - W0, B)}
-        if lam is not None:  # ridge on fresh data, then the risk on fresh test points
-            rng = np.random.default_rng(r_ridge.spawn(1)[0])
-            X, y = sample_data(n, B, teacher, rng=rng)
-            coef = ridge_path(features(X, W, student), y, lam)
+    for name, Ws in runs.items():
+        W = Ws[-1]
+        res = {"Ws": Ws, "overlaps": direction_overlaps(W, B),
+               "top": top_direction_overlap(W - W0, B)}
+        if lam is not None:  # a copy of the test stream: the same test points for each W
+            coef = ridge_path(features(Xr, W, student), yr, lam)
             res["risk"] = prediction_risk(W, coef, student, teacher, B, n_test=n_test,
-                                          rng=rng)[0]
+                                          rng=copy.deepcopy(streams["test"]))[0]
         out[name] = res
     return out
 
@@ -286,11 +256,11 @@ def second_step_spectra(teacher, *, d: int, psi1: float, psi2: float, eta1: floa
         raise ValueError(f"teacher must be a callable of the (n, 1) projections; got "
                          f"{type(teacher).__name__}")
     n, N = max(1, round(psi1 * d)), max(1, round(psi2 * d))
-    r_teacher, r_init, r_batch, r_fresh = np.random.default_rng(seed).spawn(4)
-    B = sample_directions(d, 1, rng=r_teacher)
-    W0, a = init_student(d, N, rng=r_init, second_layer=second_layer)
-    first = sample_data(n, B, teacher, rng=r_batch)
-    fresh = sample_data(n, B, teacher, rng=r_fresh)
+    streams = spawn_streams(seed, RUN_STREAMS[:4])  # the streams of run_steps
+    B = sample_directions(d, 1, rng=streams["teacher"])
+    W0, a = init_student(d, N, rng=streams["init"], second_layer=second_layer)
+    first = sample_data(n, B, teacher, rng=streams["batch"])
+    fresh = sample_data(n, B, teacher, rng=streams["fresh"])
     W1 = steps_on_batches(W0, a, student, [first], eta=eta1)[-1]
     W2 = {name: steps_on_batches(W1, a, student, [batch], eta=eta2)[-1]
           for name, batch in (("reused", first), ("fresh", fresh))}

@@ -29,32 +29,38 @@ that factor, giving the :math:`c_b` above.  We write the fixed point out for any
 
 * :math:`\alpha = n/N = \psi_1/\psi_2`, penalty :math:`\lambda_C = \lambda\psi_1/\psi_2`
   (the book's :math:`(1/n)\|y-\Phi a\|^2 + (\lambda/N)\|a\|^2` times :math:`n`);
-* the spectral averages are over the Marchenko-Pastur law of :math:`\Omega = c_b W_0^\top W_0`
-  (ratio :math:`\psi_2`), in closed form through its Stieltjes transform;
+* the traces of :math:`S^{-1}` are averages over the Marchenko-Pastur law of
+  :math:`\Omega = c_b W_0^\top W_0` (ratio :math:`\psi_2`);
 * the two directions :math:`W v` and :math:`W\Pi\zeta` along which the spike and the teacher
   enter carry a factor :math:`\psi_2` (their squared norms are :math:`c_b\psi_2` and
   :math:`\psi_2 \mathrm{tr}\,\Omega/N`): in :math:`\theta`, in the teacher overlap
   :math:`\psi_o` and in the spike terms of :math:`q_1, q_2`.  Cui et al.'s public code has
   :math:`\psi_2 = 1` and does not need them.
 
-Only :math:`(V_1, V_2)` solve a nonlinear equation; :math:`(m, \theta)` and :math:`(q_1, q_2)`
-then follow from 2 x 2 linear systems.  All Gaussian integrals use the Gauss-Legendre rules
-of :mod:`helpers.quadrature` (20 unit pieces of :math:`[-10, 10]`, 16 nodes each), split at
-the activations' kinks.
-
-**Several magnitudes** (``second_layer="gaussian"`` or ``(magnitudes, weights)``).  With
-:math:`\xi_i = \sqrt N a_i` of several sizes, neuron :math:`i` computes about
+**One solver, by populations.**  With :math:`\xi_i = \sqrt N a_i` of several sizes
+(``second_layer="gaussian"`` or ``(magnitudes, weights)``), neuron :math:`i` computes about
 :math:`\sigma(\sqrt{1 + \xi_i^2(c_b - 1)}\langle w_i, x\rangle + \xi_i r z_v)`: the neurons
-form populations by :math:`|\xi_i|` (signs absorbed as above), each with its own
-conditional coefficients, and the fixed point becomes block-structured over populations:
+form populations by :math:`|\xi_i|` (signs absorbed as above), population :math:`j` with
+magnitude :math:`x_j` and probability :math:`p_j`, each with its own conditional
+coefficients.  The fixed point is block-structured over the :math:`J` populations:
 :math:`J\times J` order parameters :math:`V_1, Q_1`, a free mean direction per population,
-and a generalised Marchenko-Pastur law (:class:`_Resolvent`) in place of the closed forms.
-The Gaussian layer is the half-normal law of :math:`|\xi|` replaced by a Gauss rule
+and a generalised Marchenko-Pastur law (:class:`_Resolvent`).  The :math:`\pm1` layer is the
+case :math:`J = 1` (magnitude 1, probability 1): every block is then a number, the
+generalised law is the Marchenko-Pastur law above, and the equations are chapter 5's term by
+term.  The Gaussian layer is the half-normal law of :math:`|\xi|` replaced by a Gauss rule
 (:func:`half_normal_rule`).  The derivation and its checks are in
 ``notes/gaussian_second_layer.md``.
 
+Only :math:`(V_1, V_2)` solve a nonlinear equation (:func:`_solve_V`); the mean and spike
+weights :math:`(m, \theta)` and the second moments :math:`(Q_1, q_2)` then follow from linear
+systems (:func:`_solve`; :math:`2\times2` each for one population).  All Gaussian integrals use
+the Gauss-Legendre rules of :mod:`helpers.quadrature` (20 unit pieces of :math:`[-10, 10]`,
+16 nodes each), split at the activations' kinks.  The tables of those integrals (the
+conditional coefficients and the teacher's moments on the nodes of :math:`z_v`) are the
+expensive part of a point; :func:`_tables` remembers them (the module's one cache).
+
 This module imports only the theory side of the package (activations, argument checks,
-:mod:`helpers.quadrature`, the Marchenko-Pastur law of :mod:`.rmt`).
+:mod:`helpers.quadrature`).
 """
 
 from __future__ import annotations
@@ -68,7 +74,6 @@ from scipy import optimize
 from .._validation import check_array, check_nonnegative, check_positive
 from ..activations import Activation, as_student, as_teacher, gaussian_expectation, is_odd
 from ..quadrature import gaussian_rows, gaussian_rule
-from .rmt import mp_stieltjes, mp_stieltjes_derivative
 from .setting import label_second_moment
 
 __all__ = [
@@ -84,7 +89,13 @@ __all__ = [
 _L = 10.0              # Gaussian integrals over [-L, L] (tail mass < 2e-23)
 _PIECES = 20           # unit-length pieces
 _NODES = 16            # Gauss-Legendre nodes per piece
-_TOL = 1e-11           # relative accuracy of the (V1, V2) fixed point
+_TOL = 1e-12           # relative accuracy of the (V1, V2) fixed point
+_ITER = 3000           # damped iterations of the (V1, V2) fixed point before a root finder
+_T_TOL = 1e-14         # relative residual of the generalised Marchenko-Pastur equation
+_T_ITER = 200
+_SPAN_RCOND = 1e-10    # singular values of the free mean directions kept (relative)
+_HALF_NORMAL_ATOMS = 12   # atoms of the Gaussian layer's rule (see tests/test_large_step_gaussian)
+FINITE_WIDTH_MODELS = ("network", "residual-y", "population")
 
 
 class LargeStepConvergenceError(RuntimeError):
@@ -187,310 +198,8 @@ def conditional_coefficients(student, z_v, *, r, c_b):
     return m0.reshape(k.shape), m1.reshape(k.shape), mu2sq.reshape(k.shape)
 
 
-# --------------------------------------------------------------------------- MP averages
-def _mp_moment(m: int, ratio: float) -> float:
-    """:math:`E x^m` under MP(ratio), unit variance (Narayana polynomials)."""
-    if m == 0:
-        return 1.0
-    return sum(ratio**k / (k + 1) * math.comb(m, k) * math.comb(m - 1, k) for k in range(m))
 
-
-_SERIES_TERMS = 10
-
-
-def _mp_averages(lam_eff, vh1, c_b, psi2):
-    r"""Averages over :math:`D \sim c_b\,\mathrm{MP}(\psi_2)` with :math:`S = \lambda' +
-    \hat V_1 D`: returns :math:`E[1/S], E[D/S], E[1/S^2], E[D/S^2], E[D^2/S^2]`.
-
-    Closed forms in the Stieltjes transform; when :math:`\hat V_1 D \ll \lambda'` on the
-    whole support (where those forms cancel), a series in the moments of the law."""
-    b = vh1 * c_b
-    eps = b / lam_eff
-    if eps * (1.0 + math.sqrt(psi2)) ** 2 < 1e-3:
-        def avg(j, k):
-            tot = sum((-1) ** m * math.comb(k + m - 1, m) * eps**m * _mp_moment(j + m, psi2)
-                      for m in range(_SERIES_TERMS))
-            return c_b**j * tot / lam_eff**k
-        return avg(0, 1), avg(1, 1), avg(0, 2), avg(1, 2), avg(2, 2)
-    z = -lam_eff / b
-    i0 = float(mp_stieltjes(z, psi2)) / b
-    j0 = float(mp_stieltjes_derivative(z, psi2)) / b**2
-    i1 = (1.0 - lam_eff * i0) / vh1
-    j1 = (i0 - lam_eff * j0) / vh1
-    j2 = (i1 - lam_eff * j1) / vh1
-    return i0, i1, j0, j1, j2
-
-
-# --------------------------------------------------------------------------- the solve
-def _teacher_along_v(teacher, gamma):
-    r"""The outer nodes and weights in :math:`z_v` and the teacher's moments along :math:`v`:
-    :math:`H = E[f_*|z_v]`, :math:`H_1 = E[z f_*|z_v]` (:math:`z` the teacher's coordinate
-    orthogonal to :math:`v`) and :math:`HH = E[f_*^2|z_v]`, with :math:`\gamma` the
-    teacher's overlap with :math:`v`."""
-    rho = math.sqrt(max(1.0 - gamma * gamma, 0.0))
-    breaks = [kk / gamma for kk in teacher.kinks] if gamma > 0 else []
-    k, w = _outer_nodes(breaks)
-    if rho > 0:
-        h, h1, hh = _moments_along(teacher, gamma * k, rho)
-    else:
-        f = teacher(k)
-        h, h1, hh = f, np.zeros_like(f), f * f
-    return k, w, h, h1, hh
-
-
-class _NodeTables:
-    r"""Everything the fixed point needs on the outer nodes (values of :math:`z_v`) for one
-    eta_scale (independent of lambda): nodes and weights, the conditional coefficients
-    ``M0, M1, M2`` and the teacher's moments ``H, H1, HH`` along :math:`v`."""
-
-    def __init__(self, student, teacher, *, r, c_b, gamma):
-        self.k, self.w, self.H, self.H1, self.HH = _teacher_along_v(teacher, gamma)
-        self.M0, self.M1, self.M2 = conditional_coefficients(student, self.k, r=r, c_b=c_b)
-        self.c_b = c_b
-
-
-def _solve_V(P: _NodeTables, alpha, lam_eff, psi2):
-    r"""The 2-d fixed point :math:`(V_1, V_2) \leftrightarrow (\hat V_1, \hat V_2)`: damped
-    iteration to relative accuracy ``_TOL``, finished by a root finder when it is slow (tiny
-    :math:`\lambda`); raises :class:`LargeStepConvergenceError` if neither converges."""
-    A1, A2, w = P.M1**2, P.M2, P.w
-
-    def hats(V):
-        g = w / (1.0 + A1 * V[0] + A2 * V[1])
-        return alpha * np.dot(g, A1), alpha * np.dot(g, A2)
-
-    def entropic(vh):
-        i0, i1, *_ = _mp_averages(lam_eff + vh[1], vh[0], P.c_b, psi2)
-        return np.array([i1, i0])
-
-    V = entropic((0.0, 0.0))
-    for _ in range(2000):
-        new = entropic(hats(V))
-        err = np.max(np.abs(new - V) / np.maximum(np.abs(new), 1e-300))
-        V = 0.5 * (V + new) if err > 1e-3 else new
-        if err < _TOL:
-            return V, hats(V)
-    # the plain iteration can be slow when lambda is tiny: finish with a root finder
-    sol = optimize.root(lambda x: entropic(hats(np.exp(x))) / np.exp(x) - 1.0, np.log(V),
-                        method="hybr", tol=1e-14)
-    V = np.exp(sol.x)
-    res = np.max(np.abs(entropic(hats(V)) / V - 1.0))
-    if not np.isfinite(res) or res > 1e-9:
-        raise LargeStepConvergenceError(
-            f"the (V1, V2) fixed point did not converge (relative residual {res:.1e}) at "
-            f"lambda_C = {lam_eff:g}, alpha = {alpha:g}, psi2 = {psi2:g}; try a larger lam")
-    return V, hats(V)
-
-
-def _solve(P: _NodeTables, *, alpha, lam_eff, psi2, noise):
-    r"""The replica-symmetric fixed point at one (eta_scale, lambda), and the risk.
-
-    The equations are the saddle point of Cui et al. (2024), the fixed point their "Result
-    3.3" names (README of their code, ``theory.ipynb``), in this book's conventions with the
-    factors of :math:`\psi_2` written out (chapter 5, "Derivation sketch": the order
-    parameters :math:`m, \theta, \psi_o, q_1, q_2` and the three quadratic forms that carry
-    :math:`\psi_2`).  With :math:`z_v` on the outer nodes, the conditional coefficients
-    :math:`\mu_j(z_v)` (``M0, M1``, ``M2`` = :math:`\mu_2^2`) and the teacher's moments
-    along :math:`v` (``H`` = :math:`E[f_*\mid z_v]`, ``H1``, ``HH``):
-
-    1. :math:`(V_1, V_2)` and their conjugates :math:`(\hat V_1, \hat V_2)` from
-       :func:`_solve_V` (energetic half: a weighted average over :math:`z_v` of
-       :math:`\mu_1^2, \mu_2^2` against :math:`1 + \mu_1^2V_1 + \mu_2^2V_2`; entropic half:
-       Marchenko-Pastur averages of :math:`S^{-1}`, :math:`S = \lambda_C + \hat V_2 +
-       \hat V_1\Omega`, :func:`_mp_averages`);
-    2. the mean and spike weights :math:`(m, \theta)` from a 2 x 2 linear system, with
-       :math:`\theta = c_b\psi_2V_2\hat\theta` (:math:`\|Wv\|^2 \to c_b\psi_2`); :math:`m`
-       is unpenalised (the mean feature has norm :math:`\sqrt N`);
-    3. :math:`\psi_o = \psi_2 V_1\hat\psi` (the teacher's part orthogonal to :math:`v`);
-    4. :math:`(q_1, q_2)` from :math:`\hat q = a_0 + A q`, :math:`q = B\hat q + b_0`, the
-       spike terms of :math:`b_0` carrying :math:`\psi_2`;
-    5. the risk :math:`E_z_v[H\!H + c^2 - 2cH - 2\mu_1\psi_oH_1 + \mu_1^2q_1 + \mu_2^2q_2]`
-       with :math:`c = \mu_0 m + \mu_1z_v\theta`.
-
-    At :math:`\psi_2 = 1` these are Cui et al.'s equations term by term (asserted by
-    ``tests/test_large_step.py`` against a transcription of their code).
-    """
-    (V1, V2), (vh1, vh2) = _solve_V(P, alpha, lam_eff, psi2)
-    k, w, M0, M1, M2 = P.k, P.w, P.M0, P.M1, P.M2
-    Vk = M1**2 * V1 + M2 * V2
-    g = w / (1.0 + Vk)
-    i0, i1, j0, j1, j2 = _mp_averages(lam_eff + vh2, vh1, P.c_b, psi2)
-    T = P.c_b * psi2 * V2            # theta = T * theta_hat     (psi2: |W v|^2 = c_b psi2)
-    # (m, theta): m unpenalised (the feature mean has norm sqrt(N)), theta linear
-    a11 = np.dot(g, M0 * M0)
-    if a11 > 1e-14 * max(1.0, np.dot(g, M1 * M1)):
-        A = np.array([[a11, np.dot(g, M0 * M1 * k)],
-                      [alpha * T * np.dot(g, k * M1 * M0),
-                       1.0 + alpha * T * np.dot(g, (k * M1) ** 2)]])
-        b = np.array([np.dot(g, M0 * P.H), alpha * T * np.dot(g, k * M1 * P.H)])
-        m, theta = np.linalg.solve(A, b)
-    else:   # mu0(z_v) = 0: no mean direction (eta = 0 with an odd student)
-        m = 0.0
-        theta = (alpha * T * np.dot(g, k * M1 * P.H)
-                 / (1.0 + alpha * T * np.dot(g, (k * M1) ** 2)))
-    c = M0 * m + M1 * k * theta
-    th_hat = alpha * np.dot(g, k * M1 * (P.H - c))
-    ps_hat = alpha * np.dot(g, M1 * P.H1)
-    psi_o = ps_hat * psi2 * i1      # psi2: |W Pi zeta|^2 -> psi2 tr(Omega)/N
-    # (q1, q2): q_hat = a0 + A q and q = B q_hat + b0
-    base = P.HH + noise**2 + c * c - 2.0 * c * P.H - 2.0 * M1 * psi_o * P.H1
-    g2 = w / (1.0 + Vk) ** 2
-    a0 = alpha * np.array([np.dot(g2, M1**2 * base), np.dot(g2, M2 * base)])
-    Aq = alpha * np.array([[np.dot(g2, M1**4), np.dot(g2, M1**2 * M2)],
-                           [np.dot(g2, M1**2 * M2), np.dot(g2, M2 * M2)]])
-    B = np.array([[j2, j1], [j1, j0]])
-    b0 = np.array([th_hat**2 * P.c_b * psi2 * j1 + ps_hat**2 * psi2 * j2,
-                   th_hat**2 * P.c_b * psi2 * j0 + ps_hat**2 * psi2 * j1])
-    q1, q2 = np.linalg.solve(np.eye(2) - B @ Aq, B @ a0 + b0)
-    risk = np.dot(w, P.HH + c * c - 2.0 * c * P.H - 2.0 * M1 * psi_o * P.H1
-                  + M1**2 * q1 + M2 * q2)
-    return dict(risk=float(risk), m=float(m), theta=float(theta), psi_o=float(psi_o),
-                q1=float(q1), q2=float(q2), V1=float(V1), V2=float(V2))
-
-
-def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
-                     second_layer="rademacher", d=None, model="network") -> dict:
-    r"""The risk and the order parameters of :func:`large_step_risk`.
-
-    Returns a dict of arrays broadcast over ``eta_scale`` and ``lam`` with keys ``risk``,
-    ``m``, ``theta``, ``psi_o``, ``q1``, ``q2``, ``V1``, ``V2``, ``r``, ``c_b`` and the float
-    ``gamma``.  For ``second_layer="rademacher"`` every order parameter is one number per
-    point.  For any other second layer (:func:`second_layer_atoms`: ``J`` populations by
-    :math:`|\xi|`, with the keys ``magnitudes`` and ``weights`` added) ``m``, ``theta``,
-    ``psi_o``, ``q2``, ``V2`` have a trailing axis of length ``J`` and ``q1``, ``V1`` two
-    (the :math:`J\times J` matrices :math:`Q_1, V_1`); ``r`` and ``c_b`` are those of
-    :math:`|\xi| = 1` (population :math:`j` has :math:`x_jr` and
-    :math:`1 + x_j^2(c_b - 1)`).  ``d``, ``model``: as in :func:`large_step_risk`.
-    """
-    s = as_student(student)
-    t = as_teacher(teacher)
-    psi1 = float(check_positive("psi1", psi1))
-    psi2 = float(check_positive("psi2", psi2))
-    noise = float(check_nonnegative("noise", noise))
-    lam = check_array("lam", lam, positive=True)
-    eta = check_array("eta_scale", eta_scale, positive=False)
-    _check_odd(s)
-    eta_b, lam_b = np.broadcast_arrays(eta, lam)
-    width = None if d is None else max(1, round(psi2 * check_positive("d", d, integer=True)))
-    if model not in FINITE_WIDTH_MODELS:
-        raise ValueError(f"model must be one of {FINITE_WIDTH_MODELS}; got {model!r}")
-    if width is not None or not (isinstance(second_layer, str)
-                                 and second_layer == "rademacher"):
-        return _population_parts(s, t, psi1=psi1, psi2=psi2, noise=noise, eta_b=eta_b,
-                                 lam_b=lam_b, atoms=second_layer_atoms(second_layer),
-                                 width=width, model=model)
-    r, cb, gamma = spiked_rf_parameters(s, t, psi1=psi1, eta_scale=np.unique(eta_b),
-                                        noise=noise)
-    alpha = psi1 / psi2
-    keys = ("risk", "m", "theta", "psi_o", "q1", "q2", "V1", "V2", "r", "c_b")
-    out = {key: np.empty(eta_b.shape) for key in keys}
-    points = {}
-    for idx in np.ndindex(eta_b.shape):
-        e = float(eta_b[idx])
-        if e not in points:
-            j = int(np.searchsorted(np.unique(eta_b), e))
-            points[e] = (_NodeTables(s, t, r=float(r[j]), c_b=float(cb[j]), gamma=gamma),
-                         float(r[j]), float(cb[j]))
-        P, rj, cj = points[e]
-        res = _solve(P, alpha=alpha, lam_eff=float(lam_b[idx]) * alpha, psi2=psi2,
-                     noise=noise)
-        res.update(r=rj, c_b=cj)
-        for key in keys:
-            out[key][idx] = res[key]
-    out["gamma"] = gamma
-    return out
-
-
-def large_step_risk(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
-                    second_layer="rademacher", d=None, model="network"):
-    r"""Asymptotic prediction risk of ridge on the features after one large step.
-
-    The limit :math:`n, d, N\to\infty` with :math:`n/d = \psi_1` samples in each stage,
-    :math:`N/d = \psi_2` neurons, step :math:`\eta = \tilde\eta\sqrt N` (``eta_scale``
-    :math:`=\tilde\eta`) from :math:`W_0` with a second layer :math:`a_i = \pm 1/\sqrt N`, then
-    ridge :math:`\frac1n\|y-\Phi a\|^2 + \frac{\lambda}{N}\|a\|^2` on fresh data.  Computed
-    from the spiked random-features model and its conditional Gaussian equivalent (Cui et
-    al. 2024), with Marchenko-Pastur integrals in closed form (see the module docstring for
-    the factors :math:`\psi_2` that differ from their code).
-
-    ``eta_scale = 0`` gives the random-features risk (``mei_montanari_risk``).  The map is not
-    continuous there when :math:`\mu_1\mu_1^* \ne 0`: for any :math:`\tilde\eta > 0` the
-    coordinate :math:`z_v` enters the features through :math:`\mu_0(z_v)`, which the
-    unpenalised mean direction of the readout fits for free.
-
-    Parameters
-    ----------
-    student : str, callable or Activation
-        An odd activation (raises ``ValueError`` otherwise; see the module docstring).
-    teacher : str, callable or Activation
-        The teacher link (centred, as everywhere in the book).
-    psi1, psi2 : float
-        :math:`n/d` and :math:`N/d`, > 0.
-    lam : float or 1-d array
-        Ridge penalties (> 0) in the book's scaling.
-    eta_scale : float or 1-d array
-        :math:`\tilde\eta = \eta/\sqrt N \ge 0`; broadcasts against ``lam``.
-    noise : float
-        Label-noise standard deviation in both stages (>= 0); the risk excludes it.
-    second_layer : "rademacher", "gaussian" or (magnitudes, weights)
-        :math:`a_i = \pm1/\sqrt N` (the spiked random-features model above);
-        :math:`a_i\sim N(0, 1/N)` (the paper's layer); or :math:`|\sqrt N a_i|` taking the
-        given magnitudes with the given probabilities, random signs.  With several
-        magnitudes the neurons form populations by :math:`|\xi_i|`: population :math:`j`
-        computes :math:`\sigma(\sqrt{1 + x_j^2(c_b-1)}\langle w_i, x\rangle + x_jrz_v)`, and
-        the fixed point is block-structured over populations, with a generalised
-        Marchenko-Pastur law (:class:`_Resolvent`; notes/gaussian_second_layer.md).  The
-        Gaussian layer is the half-normal law of :math:`|\xi|` replaced by its
-        ``_HALF_NORMAL_ATOMS``-point Gauss rule (:func:`half_normal_rule`).
-    d : int, optional
-        ``None`` (default): the limit :math:`N\to\infty`.  An input dimension: the
-        finite-width correction at :math:`N = \mathrm{round}(\psi_2 d)` of the readout's
-        mean directions, which the limit treats as free (ours, a derivation:
-        :func:`_solve_populations`, ``notes/gaussian_second_layer.md`` sections 10-11).  The
-        corrections kept are those that are not uniform in the step: at a small step the
-        populations' mean features are nearly collinear and the limit's readout needs large
-        coefficients on them, so their penalty and the bulk's variance along them matter.
-    model : {"network", "residual-y", "population"}
-        With ``d``, what the finite width describes (no effect in the limit, ``d=None``):
-        ``"network"`` (default), the book's step, whose residual :math:`y - f_0` contains the
-        initial output :math:`f_0` and whose noise is correlated across neurons, both of which
-        change the bulk's variance along the readout's mean direction
-        (:func:`_mean_direction_change`); ``"residual-y"``, the network stepped with the
-        residual :math:`y` (``simulate_etas(..., initial_output=False)``): the correlated
-        noise only; ``"population"``, the population model with an independent bulk
-        (:func:`helpers.simulate.population_model_risks`).
-
-    Returns
-    -------
-    float or ndarray
-        A float when ``lam`` and ``eta_scale`` are scalars, else the broadcast array.
-
-    Raises
-    ------
-    ValueError
-        For bad input (names the parameter).
-    LargeStepConvergenceError
-        (a ``RuntimeError``) when the fixed point does not converge.
-    """
-    risk = large_step_parts(student, teacher, psi1=psi1, psi2=psi2, lam=lam,
-                            eta_scale=eta_scale, noise=noise,
-                            second_layer=second_layer, d=d,
-                            model=model)["risk"]
-    return float(risk) if risk.ndim == 0 else risk
-
-
-# =========================================================================== second layers
-# A second layer with several magnitudes |xi| = |sqrt(N) a|, and the Gaussian one.  The
-# derivation is written out in notes/gaussian_second_layer.md; the docstrings below give the
-# equations in the order the code solves them.
-
-_HALF_NORMAL_ATOMS = 12   # atoms of the Gaussian layer's rule (see tests/test_large_step_gaussian)
-_T_TOL = 1e-14            # relative residual of the generalised Marchenko-Pastur equation
-_T_ITER = 200
-_POP_ITER = 3000          # damped iterations of the (V1, V2) fixed point before a root finder
-_SPAN_RCOND = 1e-10       # singular values of the free mean directions kept (relative)
-
-
+# --------------------------------------------------------------------------- second layers
 def half_normal_rule(atoms: int):
     r"""The Gauss rule of the half-normal law: the law of :math:`|\xi|`, :math:`\xi\sim N(0,1)`.
 
@@ -505,38 +214,28 @@ def half_normal_rule(atoms: int):
     ``second_layer="gaussian"`` is ``half_normal_rule(_HALF_NORMAL_ATOMS)``.
     """
     atoms = int(check_positive("atoms", atoms, integer=True))
-    x, w = _half_normal_rule(atoms)
-    return x.copy(), w.copy()
-
-
-_RULES: dict = {}
-
-
-def _half_normal_rule(atoms):
-    if atoms not in _RULES:
-        z, wz = gaussian_rule(nodes=40, half_width=13.0, pieces=26)
-        pos = z > 0
-        x, w = z[pos], 2.0 * wz[pos]                 # the half-normal density 2 phi(x)
-        if atoms > x.size // 4:
-            raise ValueError(f"atoms must be <= {x.size // 4}; got {atoms}")
-        q = np.sqrt(w / w.sum())
-        Q = np.zeros((x.size, atoms))
-        alpha, beta = np.zeros(atoms), np.zeros(atoms)
-        q_prev, b = np.zeros_like(q), 0.0
-        for k in range(atoms):
-            Q[:, k] = q
-            v = x * q - b * q_prev
-            alpha[k] = q @ v
-            v = v - alpha[k] * q
-            v -= Q[:, :k + 1] @ (Q[:, :k + 1].T @ v)    # full reorthogonalisation
-            b = float(np.linalg.norm(v))
-            beta[k] = b
-            q_prev, q = q, v / b
-        jac = np.diag(alpha) + np.diag(beta[:-1], 1) + np.diag(beta[:-1], -1)
-        nodes, vecs = np.linalg.eigh(jac)
-        probs = vecs[0] ** 2
-        _RULES[atoms] = (nodes, probs / probs.sum())
-    return _RULES[atoms]
+    z, wz = gaussian_rule(nodes=40, half_width=13.0, pieces=26)
+    pos = z > 0
+    x, w = z[pos], 2.0 * wz[pos]                 # the half-normal density 2 phi(x)
+    if atoms > x.size // 4:
+        raise ValueError(f"atoms must be <= {x.size // 4}; got {atoms}")
+    q = np.sqrt(w / w.sum())
+    Q = np.zeros((x.size, atoms))
+    alpha, beta = np.zeros(atoms), np.zeros(atoms)
+    q_prev, b = np.zeros_like(q), 0.0
+    for k in range(atoms):
+        Q[:, k] = q
+        v = x * q - b * q_prev
+        alpha[k] = q @ v
+        v = v - alpha[k] * q
+        v -= Q[:, :k + 1] @ (Q[:, :k + 1].T @ v)    # full reorthogonalisation
+        b = float(np.linalg.norm(v))
+        beta[k] = b
+        q_prev, q = q, v / b
+    jac = np.diag(alpha) + np.diag(beta[:-1], 1) + np.diag(beta[:-1], -1)
+    nodes, vecs = np.linalg.eigh(jac)
+    probs = vecs[0] ** 2
+    return nodes, probs / probs.sum()
 
 
 def second_layer_atoms(second_layer):
@@ -582,17 +281,35 @@ def second_layer_atoms(second_layer):
     return mags, weights
 
 
-class _PopulationTables:
-    r"""The outer nodes :math:`z_v` (= :math:`\kappa`) and, for every population :math:`j`
-    (magnitude :math:`x_j`, probability :math:`p_j`), the conditional coefficients of
-    :math:`\sigma(x_j r\kappa + \sqrt{c_j}z)`, :math:`c_j = 1 + x_j^2(c_b - 1)`:
-    ``M0, M1, M2`` of shape (nodes, J) (``M2`` = :math:`\mu_{2,j}^2`), and the teacher's
-    moments ``H, H1, HH`` along :math:`v` (as in :class:`_NodeTables`).  Atoms of
-    probability 0 are dropped."""
+# --------------------------------------------------------------------------- the tables
+def _teacher_along_v(teacher, gamma):
+    r"""The outer nodes and weights in :math:`z_v` and the teacher's moments along :math:`v`:
+    :math:`H = E[f_*|z_v]`, :math:`H_1 = E[z f_*|z_v]` (:math:`z` the teacher's coordinate
+    orthogonal to :math:`v`) and :math:`HH = E[f_*^2|z_v]`, with :math:`\gamma` the
+    teacher's overlap with :math:`v`."""
+    rho = math.sqrt(max(1.0 - gamma * gamma, 0.0))
+    breaks = [kk / gamma for kk in teacher.kinks] if gamma > 0 else []
+    k, w = _outer_nodes(breaks)
+    if rho > 0:
+        h, h1, hh = _moments_along(teacher, gamma * k, rho)
+    else:
+        f = teacher(k)
+        h, h1, hh = f, np.zeros_like(f), f * f
+    return k, w, h, h1, hh
+
+
+class _Tables:
+    r"""Everything the fixed point needs on the outer nodes :math:`z_v` (= :math:`\kappa`),
+    for one step (:math:`r, c_b, \gamma`) and one second layer, independent of
+    :math:`\psi_2` and :math:`\lambda`: the nodes ``k`` and weights ``w``; the teacher's
+    moments ``H, H1, HH`` along :math:`v`; for every population :math:`j` (magnitude
+    ``x[j]``, probability ``p[j]``, bulk variance ``c[j]`` :math:`= 1 + x_j^2(c_b - 1)`) the
+    conditional coefficients of :math:`\sigma(x_jr\kappa + \sqrt{c_j}z)`: ``M0, M1, M2`` of
+    shape (nodes, J) (``M2`` = :math:`\mu_{2,j}^2`).  The :math:`\pm1` layer is ``x = p =
+    [1]``, so ``c = [c_b]``."""
 
     def __init__(self, student, teacher, *, r, c_b, gamma, magnitudes, weights):
-        keep = weights > 0
-        self.x, self.p = magnitudes[keep], weights[keep]
+        self.x, self.p = magnitudes, weights
         self.c = 1.0 + self.x**2 * (c_b - 1.0)
         self.k, self.w, self.H, self.H1, self.HH = _teacher_along_v(teacher, gamma)
         cols = [conditional_coefficients(student, self.k, r=xj * r, c_b=cj)
@@ -602,19 +319,24 @@ class _PopulationTables:
 
 
 @functools.lru_cache(maxsize=128)
-def _population_tables(student, teacher, r, c_b, gamma, magnitudes, weights):
-    """:class:`_PopulationTables`, remembered.  A speed trick, nothing more: the tables depend
-    on (psi1, eta_scale, noise) only through (r, c_b, gamma), not on psi2 or lam, and building
-    them is about 2/3 of a Gaussian-layer point; chapter 5's map asks for every (psi1,
-    eta_scale) at two widths.  Their arrays are made read-only, since they are shared."""
-    P = _PopulationTables(student, teacher, r=r, c_b=c_b, gamma=gamma,
-                          magnitudes=np.array(magnitudes), weights=np.array(weights))
+def _tables(student, teacher, r, c_b, gamma, magnitudes, weights):
+    """:class:`_Tables`, remembered: the module's one cache, a speed trick and nothing more.
+
+    The key is ``(student, teacher, r, c_b, gamma, magnitudes, weights)`` (the activations,
+    the floats of :func:`spiked_rf_parameters` and the tuples of the second layer's atoms
+    of positive probability).  The tables depend on (psi1, eta_scale, noise) only through
+    (r, c_b, gamma), and not on psi2, lam, d or model; building them is most of the time of a
+    point with few atoms, and chapter 5 asks for the same (psi1, eta_scale) at several widths
+    and penalties.  At most 128 tables are kept (least recently used dropped).  Their arrays
+    are made read-only, since they are shared."""
+    P = _Tables(student, teacher, r=r, c_b=c_b, gamma=gamma,
+                magnitudes=np.array(magnitudes), weights=np.array(weights))
     for value in vars(P).values():
-        if isinstance(value, np.ndarray):
-            value.setflags(write=False)
+        value.setflags(write=False)
     return P
 
 
+# --------------------------------------------------------------------------- the resolvent
 class _Resolvent:
     r"""Deterministic equivalent of :math:`R = S^{-1}`,
     :math:`S = \mathrm{diag}_j(\Lambda_j) + \sum_{jk}\hat V_{1,jk}P_j\Omega P_k`, with
@@ -639,10 +361,12 @@ class _Resolvent:
         V_{1,jk} = \tfrac1N\mathrm{tr}\,RP_j\Omega P_k
                  = \sqrt{c_jc_k}\,\big[(I+TA)^{-1}T\big]_{jk}/\psi_2 .
 
-    With one population this is the Marchenko-Pastur law; with :math:`A` of rank one it is
-    the Silverstein equation of :math:`\Lambda + BUU^\top B`.  :meth:`derivative` gives the
-    second-order traces :math:`\frac1N\mathrm{tr}\,RXRY = -\partial_Y\frac1N\mathrm{tr}\,RX`
-    by implicit differentiation.
+    With one population this is the Marchenko-Pastur law (:math:`t = \psi_2/(\Lambda +
+    A/(1 + tA))` is the quadratic equation of its Stieltjes transform); with :math:`A` of
+    rank one it is the Silverstein equation of :math:`\Lambda + BUU^\top B`.
+    :meth:`derivative` gives the second-order traces
+    :math:`\frac1N\mathrm{tr}\,RXRY = -\partial_Y\frac1N\mathrm{tr}\,RX` by implicit
+    differentiation.
     """
 
     def __init__(self, vh1, vh2, *, lam_eff, c, p, psi2, t0=None):
@@ -694,32 +418,34 @@ class _Resolvent:
         second-order traces :math:`\frac1N\mathrm{tr}\,RXRY`."""
         dA = self.C[None] * dvh1
         M, K = self.M, self.Kt
-        rhs = dvh2 + np.einsum("jl,bjk,kl->bl", M, dA, M, optimize=True)
+        rhs = dvh2 + np.sum((dA @ M) * M, axis=1)             # diag(M^T dA M)
         dt = -np.linalg.solve(self.jac, (self.omega[None, :] * rhs).T).T
-        dK = (np.einsum("jl,bl,kl->bjk", M, dt, M, optimize=True)
-              - np.einsum("jl,blm,mk->bjk", K, dA, K, optimize=True))
+        dK = (M * dt[:, None, :]) @ M.T - K @ dA @ K
         return self.C[None] * dK / self.psi2, dt / self.psi2
 
 
+# --------------------------------------------------------------------------- the solve
 def _energetic_v(P, V1, V2):
     r""":math:`V(\kappa) = \sum_{jk}\mu_{1,j}\mu_{1,k}V_{1,jk} + \sum_j\mu_{2,j}^2V_{2,j}`
     on the outer nodes."""
-    return np.einsum("aj,jk,ak->a", P.M1, V1, P.M1, optimize=True) + P.M2 @ V2
+    return np.sum((P.M1 @ V1) * P.M1, axis=1) + P.M2 @ V2
 
 
-def _solve_V_populations(P: _PopulationTables, alpha, lam_eff, psi2):
-    r"""The fixed point :math:`(V_1, V_2)\leftrightarrow(\hat V_1, \hat V_2)` with
-    populations:
+def _solve_V(P: _Tables, alpha, lam_eff, psi2):
+    r"""The fixed point :math:`(V_1, V_2)\leftrightarrow(\hat V_1, \hat V_2)`:
 
     .. math::
 
         g(\kappa) = \frac{1}{1 + V(\kappa)},\quad
         \hat V_{1,jk} = \alpha E_\kappa[g\,\mu_{1,j}\mu_{1,k}],\quad
-        \hat V_{2,j} = \alpha E_\kappa[g\,\mu_{2,j}^2],
+        \hat V_{2,j} = \alpha E_\kappa[g\,\mu_{2,j}^2]
 
-    and :math:`(V_1, V_2)` from :class:`_Resolvent`.  Damped iteration to the relative
-    accuracy ``_TOL`` on :math:`V(\kappa)`, then a root finder; raises
-    :class:`LargeStepConvergenceError` if neither converges."""
+    (the energetic half) and :math:`(V_1, V_2)` from :class:`_Resolvent` (the entropic
+    half: the traces of :math:`S^{-1}`, :math:`S = \lambda_C + \hat V_2 + \hat V_1\Omega`
+    for one population).  Damped iteration to the relative accuracy ``_TOL`` on
+    :math:`V(\kappa)`, finished by a root finder when it is slow (tiny :math:`\lambda`);
+    raises :class:`LargeStepConvergenceError` if neither converges.  Returns the resolvent,
+    :math:`(\hat V_1, \hat V_2)` and :math:`V(\kappa)`."""
     J = P.p.size
     iu = np.triu_indices(J)
 
@@ -733,7 +459,7 @@ def _solve_V_populations(P: _PopulationTables, alpha, lam_eff, psi2):
     R = resolvent((np.zeros((J, J)), np.zeros(J)))
     V1, V2 = R.V1, R.V2
     Vk = _energetic_v(P, V1, V2)
-    for _ in range(_POP_ITER):
+    for _ in range(_ITER):
         vh = hats(Vk)
         R = resolvent(vh, R.t)
         new = _energetic_v(P, R.V1, R.V2)
@@ -764,43 +490,53 @@ def _solve_V_populations(P: _PopulationTables, alpha, lam_eff, psi2):
     res = np.max(np.abs(new - Vk) / new)
     if not np.isfinite(res) or res > 1e-9:
         raise LargeStepConvergenceError(
-            f"the (V1, V2) fixed point with {J} populations did not converge (relative "
-            f"residual {res:.1e}) at lambda_C = {lam_eff:g}, alpha = {alpha:g}, "
-            f"psi2 = {psi2:g}; try a larger lam")
+            f"the (V1, V2) fixed point with {J} population{'s' if J > 1 else ''} did not "
+            f"converge (relative residual {res:.1e}) at lambda_C = {lam_eff:g}, "
+            f"alpha = {alpha:g}, psi2 = {psi2:g}; try a larger lam")
     return R, vh, new
 
 
-def _solve_populations(P: _PopulationTables, *, alpha, lam_eff, psi2, noise, width=None,
-                       contraction=None):
-    r"""The replica-symmetric fixed point with populations, and the risk.
+def _solve(P: _Tables, *, alpha, lam_eff, psi2, noise, width=None, contraction=None):
+    r"""The replica-symmetric fixed point at one (eta_scale, lambda), and the risk.
 
-    Given :math:`\kappa`, neuron :math:`i` of population :math:`j` is replaced by
-    :math:`\mu_{0,j}(\kappa) + \mu_{1,j}(\kappa)\langle W_i, x\rangle + \mu_{2,j}(\kappa)z_i`;
-    the readout's prediction is :math:`c(\kappa)` plus a Gaussian field of variance
+    The equations are the saddle point of Cui et al. (2024), the fixed point their "Result
+    3.3" names (README of their code, ``theory.ipynb``), in this book's conventions with the
+    factors of :math:`\psi_2` written out (chapter 5, "Derivation sketch"), for :math:`J`
+    populations (``notes/gaussian_second_layer.md``).  Given :math:`\kappa = z_v`, neuron
+    :math:`i` of population :math:`j` is replaced by :math:`\mu_{0,j}(\kappa) +
+    \mu_{1,j}(\kappa)\langle W_i, x\rangle + \mu_{2,j}(\kappa)z_i`; the readout's prediction is
+    :math:`c(\kappa)` plus a Gaussian field of variance
     :math:`\sum_{jk}\mu_{1,j}\mu_{1,k}Q_{1,jk} + \sum_j\mu_{2,j}^2q_{2,j}`, with
 
     .. math::
 
         c(\kappa) = \sum_j\mu_{0,j}(\kappa)m_j + \kappa\sum_j\mu_{1,j}(\kappa)\theta_j .
 
-    1. :math:`(V_1, V_2)`, :math:`g = 1/(1+V(\kappa))`: :func:`_solve_V_populations`;
+    1. :math:`(V_1, V_2)`, :math:`g = 1/(1+V(\kappa))`: :func:`_solve_V`;
     2. :math:`m_j` unpenalised (each population's mean feature has norm
        :math:`\sqrt{N_j}`): :math:`E[g\,\mu_{0,j}(H - c)] = 0` for every :math:`j`, i.e.
        :math:`c - \kappa\mu_1\cdot\theta` is the :math:`g`-weighted projection of
        :math:`H - \kappa\mu_1\cdot\theta` on the span of the :math:`\mu_{0,j}` (computed
-       with an SVD: with many atoms the :math:`\mu_{0,j}` are nearly dependent);
-       :math:`\theta_j = c_j\psi_2V_{2,j}\hat\theta_j`,
+       with an SVD: with many atoms the :math:`\mu_{0,j}` are nearly dependent; with
+       :math:`\mu_0 \equiv 0`, at :math:`\tilde\eta = 0` for an odd student, the span is
+       empty and :math:`m = 0`); :math:`\theta_j = c_j\psi_2V_{2,j}\hat\theta_j`
+       (:math:`\|P_jWv\|^2 \to c_j\psi_2p_j`),
        :math:`\hat\theta_j = \alpha E[g\,\kappa\mu_{1,j}(H - c)]`;
-    3. :math:`\psi = \psi_2V_1\hat\psi`, :math:`\hat\psi_j = \alpha E[g\,\mu_{1,j}H_1]`;
+    3. :math:`\psi_o = \psi_2V_1\hat\psi`, :math:`\hat\psi_j = \alpha E[g\,\mu_{1,j}H_1]`
+       (the teacher's part orthogonal to :math:`v`);
     4. :math:`q = (Q_1, q_2) = -\mathcal L(\hat q + b)` with :math:`\mathcal L` the
        derivative of :class:`_Resolvent`, :math:`b = \psi_2(\hat\psi\hat\psi^\top,\
-       c\circ\hat\theta^2)` and :math:`\hat q = \alpha E[g^2 v(\kappa)\,e(\kappa)]`,
+       c\circ\hat\theta^2)` (the teacher's and the spike's directions) and
+       :math:`\hat q = \alpha E[g^2 v(\kappa)\,e(\kappa)]`,
        :math:`v = (\mu_1\mu_1^\top, \mu_2^2)`, :math:`e = H\!H + \text{noise}^2 + c^2 - 2cH
-       - 2H_1\mu_1\cdot\psi + v\cdot q`; solved as a linear system for
-       :math:`y(\kappa) = v(\kappa)\cdot q` on the outer nodes;
-    5. the risk :math:`E_\kappa[H\!H + c^2 - 2cH - 2H_1\mu_1\cdot\psi + y]`.
+       - 2H_1\mu_1\cdot\psi_o + v\cdot q`: linear in :math:`q`, solved for the upper
+       triangle of :math:`Q_1` and :math:`q_2` (:math:`J(J+1)/2 + J` unknowns; with one
+       population the :math:`2\times2` system of chapter 5, whose matrix holds the traces
+       :math:`\frac1N\mathrm{tr}\,\Omega^aS^{-2}`);
+    5. the risk :math:`E_\kappa[H\!H + c^2 - 2cH - 2H_1\mu_1\cdot\psi_o + v\cdot q]`.
 
-    With one population these are the equations of :func:`_solve` term by term.
+    At :math:`\psi_2 = 1` with one population these are Cui et al.'s equations term by term
+    (asserted by ``tests/test_large_step.py`` against a transcription of their code).
 
     ``width`` :math:`= N` (finite; ``None`` for the limit) keeps :math:`N` finite in the one
     place where the limit drops it (ours, a derivation; ``notes/gaussian_second_layer.md``,
@@ -818,12 +554,12 @@ def _solve_populations(P: _PopulationTables, *, alpha, lam_eff, psi2, noise, wid
     (:func:`_mean_direction_change`), a :math:`J\times J` matrix :math:`E^2` that
     changes the bulk's variance along one direction of the span of the :math:`1_j`; the mean
     directions' metric :math:`G_{jk} = 1_j^\top S^{-1}1_k/N` is then no longer
-    :math:`\mathrm{diag}(V_2)` but :func:`_mean_metric`'s: :math:`m = NG\hat m`, the penalty
+    :math:`\mathrm{diag}(V_2)` but :class:`_MeanMetric`'s: :math:`m = NG\hat m`, the penalty
     is the matrix :math:`(\alpha NG)^{-1}`, and the second-moment source is the gradient of
     :math:`N\hat m^\top G\hat m` in :math:`(\hat V_1, \hat V_2)` (with :math:`E^2 = I`,
     the lines above; ``notes/gaussian_second_layer.md``, section 11).
     """
-    R, (vh1, vh2), Vk = _solve_V_populations(P, alpha, lam_eff, psi2)
+    R, (vh1, vh2), Vk = _solve_V(P, alpha, lam_eff, psi2)
     k, w, M0, M1, M2 = P.k, P.w, P.M0, P.M1, P.M2
     J = P.p.size
     g = w / (1.0 + Vk)
@@ -833,7 +569,7 @@ def _solve_populations(P: _PopulationTables, *, alpha, lam_eff, psi2, noise, wid
     if width is None:
         U, s, _ = np.linalg.svd(F0, full_matrices=False)
         floor = 1e-14 * max(1.0, float(np.sum(g[:, None] * M1 * M1)))
-        keep = (s * s > floor) & (s > _SPAN_RCOND * (s[0] if s.size else 0.0))
+        keep = (s * s > floor) & (s > _SPAN_RCOND * s[0])
         U = U[:, keep]
 
         def off_span(X):
@@ -852,34 +588,42 @@ def _solve_populations(P: _PopulationTables, *, alpha, lam_eff, psi2, noise, wid
     theta = np.linalg.solve(lhs, alpha * T * (Bt.T @ off_span(Ht)))
     resid = off_span(Ht - Bt @ theta)                  # sqrt(g) (H - c)
     c = P.H - resid / sq
+    iu = np.triu_indices(J)
     if width is None:
         m = np.linalg.lstsq(F0, Ht - Bt @ theta - resid, rcond=_SPAN_RCOND)[0]
-        mean_src = (0.0, 0.0)
+        src = np.zeros(iu[0].size + J)
     else:
         m = np.linalg.solve(gram, F0.T @ (Ht - Bt @ theta))
-        mean_src = metric.source(width, alpha * (F0.T @ resid))  # m_hat = alpha E[g mu0 (H-c)]
+        src1, src2 = metric.source(width, alpha * (F0.T @ resid))   # m_hat = alpha E[g mu0 (H-c)]
+        src = np.concatenate([src1[iu], src2])
     th_hat = alpha * (Bt.T @ resid)
     # 3. the teacher's part orthogonal to v
     ps_hat = alpha * ((g * P.H1) @ M1)
     psi = psi2 * R.V1 @ ps_hat
     cross = M1 @ psi
-    # 4. (Q1, q2) through y(kappa) = v(kappa) . q
+    # 4. (Q1, q2) in coordinates x = (Q1[iu], q2); a direction (dV1_hat, dV2_hat) in the
+    #    coordinates (dV1_hat[iu], dV2_hat) of the basis E_jk + E_kj (j < k), E_jj, e_j
+    n = iu[0].size + J
+    basis1, basis2 = np.zeros((n, J, J)), np.zeros((n, J))
+    basis1[np.arange(iu[0].size), iu[0], iu[1]] = 1.0
+    basis1[np.arange(iu[0].size), iu[1], iu[0]] = 1.0
+    basis2[np.arange(iu[0].size, n), np.arange(J)] = 1.0
+    dV1, dV2 = R.derivative(basis1, basis2)
+    L = np.concatenate([dV1[:, iu[0], iu[1]], dV2], axis=1).T       # column i: L(basis_i)
+    v = np.concatenate([M1[:, iu[0]] * M1[:, iu[1]], M2], axis=1)   # v(kappa), coordinates
+    pair = v * np.concatenate([np.where(iu[0] == iu[1], 1.0, 2.0), np.ones(J)])
+    #      v(kappa) . q = pair @ x (an entry of Q1 off the diagonal counts twice)
     base = P.HH + noise**2 + c * c - 2.0 * c * P.H - 2.0 * P.H1 * cross
     g2 = w / (1.0 + Vk) ** 2
-    outer = M1[:, :, None] * M1[:, None, :]           # v(kappa): (nodes, J, J) and M2
-    dV1, dV2 = R.derivative(outer, M2)
-    G = outer.reshape(k.size, -1) @ dV1.reshape(k.size, -1).T + M2 @ dV2.T
-    b1, b2 = psi2 * np.outer(ps_hat, ps_hat), psi2 * P.c * th_hat**2
-    db1, db2 = R.derivative(b1[None], b2[None])
-    yb = _energetic_v(P, db1[0] + mean_src[0], db2[0] + mean_src[1])
-    y = np.linalg.solve(np.eye(k.size) + alpha * G * g2[None, :],
-                        -yb - alpha * G @ (g2 * base))
-    qh1 = alpha * np.einsum("a,ajk->jk", g2 * (base + y), outer)
-    qh2 = alpha * (g2 * (base + y)) @ M2
-    dq1, dq2 = R.derivative((qh1 + b1)[None], (qh2 + b2)[None])
-    risk = np.dot(w, P.HH + c * c - 2.0 * c * P.H - 2.0 * P.H1 * cross + y)
-    return dict(risk=float(risk), m=m, theta=theta, psi_o=psi, q1=-dq1[0] - mean_src[0],
-                q2=-dq2[0] - mean_src[1], V1=R.V1, V2=R.V2)
+    b = psi2 * np.concatenate([np.outer(ps_hat, ps_hat)[iu], P.c * th_hat**2])
+    x = np.linalg.solve(np.eye(n) + alpha * L @ (v.T * g2) @ pair,
+                        -L @ (alpha * v.T @ (g2 * base) + b) - src)
+    q1 = np.zeros((J, J))
+    q1[iu] = x[:iu[0].size]
+    q1 = q1 + np.triu(q1, 1).T
+    risk = np.dot(w, P.HH + c * c - 2.0 * c * P.H - 2.0 * P.H1 * cross + pair @ x)
+    return dict(risk=float(risk), m=m, theta=theta, psi_o=psi, q1=q1, q2=x[iu[0].size:],
+                V1=R.V1, V2=R.V2)
 
 
 class _MeanMetric:
@@ -933,14 +677,22 @@ class _MeanMetric:
         return g1, g2
 
 
-FINITE_WIDTH_MODELS = ("network", "residual-y", "population")
+
+def _step_noise_constants(s, t, noise):
+    r""":math:`(E y^2, E\sigma^2, (E\sigma^{(3)})^2)`, with :math:`E\sigma^{(3)} =
+    E[\sigma'(z)(z^2 - 1)]` (Stein's lemma twice; no third derivative needed)."""
+    ey2 = label_second_moment(t, noise=noise)
+    e_s2 = gaussian_expectation(lambda z: s(z) ** 2, s.kinks)
+    e3 = gaussian_expectation(lambda z: s.derivative(z) * (z * z - 1.0), s.kinks)
+    return ey2, e_s2, e3 * e3
 
 
-def _mean_direction_change(s, t, *, psi1, psi2, noise, eta_scale, x, p, c_b, model):
+def _mean_direction_change(mu1, constants, *, psi1, psi2, eta_scale, x, p, c_b, model):
     r"""How the step changes the bulk along the readout's mean direction, at finite width:
     :math:`\mathcal E^2 = I - \beta\nu\nu^\top` in the basis :math:`1_j/\sqrt{N_j}` of
     :class:`_MeanMetric` (ours, a derivation; ``notes/gaussian_second_layer.md``, section 11),
-    or ``None`` for the population model (no change).
+    for ``model`` "network" or "residual-y" (the population model has no change);
+    ``constants`` are :func:`_step_noise_constants`'s and ``mu1`` the student's :math:`\mu_1`.
 
     Signs absorbed, :math:`u = |\xi|/\sqrt N`, :math:`\chi = \tilde\eta\mu_1^2`.  Two effects,
     both along :math:`u`:
@@ -969,38 +721,53 @@ def _mean_direction_change(s, t, *, psi1, psi2, noise, eta_scale, x, p, c_b, mod
     and :math:`\nu_j = x_j\sqrt{p_j/c_j}`.  For the :math:`\pm1` layer the bulk's variance
     along the mean direction is :math:`c_b - \beta` instead of :math:`c_b`.
     """
-    if model == "population":
-        return None
-    ey2, e_s2, e3sq = _step_noise_constants(s, t, noise)
+    ey2, e_s2, e3sq = constants
     x2 = float(np.dot(p, x * x))
     beta = -eta_scale**2 * psi2 * ey2 * e3sq / (2.0 * psi1)          # correlated noise
     if model == "network":                                              # the initial output
-        chi = eta_scale * s.mu1**2
-        beta += 2.0 * chi - chi * chi * x2 - eta_scale**2 / psi1 * s.mu1**2 * e_s2 * x2
+        chi = eta_scale * mu1**2
+        beta += 2.0 * chi - chi * chi * x2 - eta_scale**2 / psi1 * mu1**2 * e_s2 * x2
     c = 1.0 + x * x * (c_b - 1.0)
     nu = x * np.sqrt(p / c)
     return np.eye(p.size) - beta * np.outer(nu, nu)
 
 
-@functools.lru_cache(maxsize=64)
-def _step_noise_constants(s, t, noise):
-    r""":math:`(E y^2, E\sigma^2, (E\sigma^{(3)})^2)`, with :math:`E\sigma^{(3)} =
-    E[\sigma'(z)(z^2 - 1)]` (Stein's lemma twice; no third derivative needed)."""
-    ey2 = label_second_moment(t, noise=noise)
-    e_s2 = gaussian_expectation(lambda z: s(z) ** 2, s.kinks)
-    e3 = gaussian_expectation(lambda z: s.derivative(z) * (z * z - 1.0), s.kinks)
-    return ey2, e_s2, e3 * e3
+# --------------------------------------------------------------------------- the public API
+def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
+                     second_layer="rademacher", d=None, model="network") -> dict:
+    r"""The risk and the order parameters of :func:`large_step_risk`.
 
-
-def _population_parts(s, t, *, psi1, psi2, noise, eta_b, lam_b, atoms, width=None,
-                      model="network"):
-    """:func:`large_step_parts` for a second layer with the magnitudes ``atoms``."""
-    mags, weights = atoms
-    J = int(np.count_nonzero(weights > 0))
+    Returns a dict of arrays broadcast over ``eta_scale`` and ``lam`` with keys ``risk``,
+    ``m``, ``theta``, ``psi_o``, ``q1``, ``q2``, ``V1``, ``V2``, ``r``, ``c_b`` and the float
+    ``gamma``.  For ``second_layer="rademacher"`` in the limit (``d=None``) every order
+    parameter is one number per point.  Otherwise (:func:`second_layer_atoms`: ``J``
+    populations by :math:`|\xi|`, with the keys ``magnitudes`` and ``weights`` added) ``m``,
+    ``theta``, ``psi_o``, ``q2``, ``V2`` have a trailing axis of length ``J`` and ``q1``,
+    ``V1`` two (the :math:`J\times J` matrices :math:`Q_1, V_1`); ``r`` and ``c_b`` are those
+    of :math:`|\xi| = 1` (population :math:`j` has :math:`x_jr` and
+    :math:`1 + x_j^2(c_b - 1)`).  ``d``, ``model``: as in :func:`large_step_risk`.
+    """
+    s = as_student(student)
+    t = as_teacher(teacher)
+    psi1 = float(check_positive("psi1", psi1))
+    psi2 = float(check_positive("psi2", psi2))
+    noise = float(check_nonnegative("noise", noise))
+    lam = check_array("lam", lam, positive=True)
+    eta = check_array("eta_scale", eta_scale, positive=False)
+    _check_odd(s)
+    eta_b, lam_b = np.broadcast_arrays(eta, lam)
+    width = None if d is None else max(1, round(psi2 * check_positive("d", d, integer=True)))
+    if model not in FINITE_WIDTH_MODELS:
+        raise ValueError(f"model must be one of {FINITE_WIDTH_MODELS}; got {model!r}")
+    mags, weights = second_layer_atoms(second_layer)
+    mags, weights = mags[weights > 0], weights[weights > 0]
+    atoms = tuple(mags.tolist()), tuple(weights.tolist())
     etas = np.unique(eta_b)
     r, cb, gamma = spiked_rf_parameters(s, t, psi1=psi1, eta_scale=etas, noise=noise)
+    constants = (None if width is None or model == "population"
+                 else _step_noise_constants(s, t, noise))
     alpha = psi1 / psi2
-    shape = eta_b.shape
+    shape, J = eta_b.shape, mags.size
     out = dict(risk=np.empty(shape), r=np.empty(shape), c_b=np.empty(shape),
                m=np.empty(shape + (J,)), theta=np.empty(shape + (J,)),
                psi_o=np.empty(shape + (J,)), q2=np.empty(shape + (J,)),
@@ -1009,16 +776,102 @@ def _population_parts(s, t, *, psi1, psi2, noise, eta_b, lam_b, atoms, width=Non
     for idx in np.ndindex(shape):
         e = float(eta_b[idx])
         j = int(np.searchsorted(etas, e))
-        P = _population_tables(s, t, float(r[j]), float(cb[j]), gamma, tuple(mags),
-                               tuple(weights))
+        P = _tables(s, t, float(r[j]), float(cb[j]), gamma, *atoms)
         E2 = None
-        if width is not None:
-            E2 = _mean_direction_change(s, t, psi1=psi1, psi2=psi2, noise=noise, eta_scale=e,
+        if constants is not None:
+            E2 = _mean_direction_change(s.mu1, constants, psi1=psi1, psi2=psi2, eta_scale=e,
                                         x=P.x, p=P.p, c_b=float(cb[j]), model=model)
-        res = _solve_populations(P, alpha=alpha, lam_eff=float(lam_b[idx]) * alpha,
-                                 psi2=psi2, noise=noise, width=width, contraction=E2)
+        res = _solve(P, alpha=alpha, lam_eff=float(lam_b[idx]) * alpha, psi2=psi2,
+                     noise=noise, width=width, contraction=E2)
         res.update(r=float(r[j]), c_b=float(cb[j]))
         for key, value in res.items():
             out[key][idx] = value
-    out.update(gamma=gamma, magnitudes=mags[weights > 0], weights=weights[weights > 0])
+    out["gamma"] = gamma
+    if width is None and isinstance(second_layer, str) and second_layer == "rademacher":
+        for key in ("m", "theta", "psi_o", "q2", "V2"):
+            out[key] = out[key][..., 0]
+        for key in ("q1", "V1"):
+            out[key] = out[key][..., 0, 0]
+    else:
+        out.update(magnitudes=mags, weights=weights)
     return out
+
+
+def large_step_risk(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
+                    second_layer="rademacher", d=None, model="network"):
+    r"""Asymptotic prediction risk of ridge on the features after one large step.
+
+    The limit :math:`n, d, N\to\infty` with :math:`n/d = \psi_1` samples in each stage,
+    :math:`N/d = \psi_2` neurons, step :math:`\eta = \tilde\eta\sqrt N` (``eta_scale``
+    :math:`=\tilde\eta`) from :math:`W_0` with a second layer :math:`a_i = \pm 1/\sqrt N`, then
+    ridge :math:`\frac1n\|y-\Phi a\|^2 + \frac{\lambda}{N}\|a\|^2` on fresh data.  Computed
+    from the spiked random-features model and its conditional Gaussian equivalent (Cui et
+    al. 2024), with Marchenko-Pastur integrals (see the module docstring for the factors
+    :math:`\psi_2` that differ from their code).  One solver serves every second layer: the
+    :math:`\pm1` layer is one population of neurons.
+
+    ``eta_scale = 0`` gives the random-features risk (``mei_montanari_risk``).  The map is not
+    continuous there when :math:`\mu_1\mu_1^* \ne 0`: for any :math:`\tilde\eta > 0` the
+    coordinate :math:`z_v` enters the features through :math:`\mu_0(z_v)`, which the
+    unpenalised mean direction of the readout fits for free.
+
+    Parameters
+    ----------
+    student : str, callable or Activation
+        An odd activation (raises ``ValueError`` otherwise; see the module docstring).
+    teacher : str, callable or Activation
+        The teacher link (centred, as everywhere in the book).
+    psi1, psi2 : float
+        :math:`n/d` and :math:`N/d`, > 0.
+    lam : float or 1-d array
+        Ridge penalties (> 0) in the book's scaling.
+    eta_scale : float or 1-d array
+        :math:`\tilde\eta = \eta/\sqrt N \ge 0`; broadcasts against ``lam``.
+    noise : float
+        Label-noise standard deviation in both stages (>= 0); the risk excludes it.
+    second_layer : "rademacher", "gaussian" or (magnitudes, weights)
+        :math:`a_i = \pm1/\sqrt N` (the spiked random-features model above);
+        :math:`a_i\sim N(0, 1/N)` (the paper's layer); or :math:`|\sqrt N a_i|` taking the
+        given magnitudes with the given probabilities, random signs.  With several
+        magnitudes the neurons form populations by :math:`|\xi_i|`: population :math:`j`
+        computes :math:`\sigma(\sqrt{1 + x_j^2(c_b-1)}\langle w_i, x\rangle + x_jrz_v)`, and
+        the fixed point is block-structured over populations, with a generalised
+        Marchenko-Pastur law (:class:`_Resolvent`; notes/gaussian_second_layer.md).  The
+        Gaussian layer is the half-normal law of :math:`|\xi|` replaced by its
+        ``_HALF_NORMAL_ATOMS``-point Gauss rule (:func:`half_normal_rule`).
+    d : int, optional
+        ``None`` (default): the limit :math:`N\to\infty`.  An input dimension: the
+        finite-width correction at :math:`N = \mathrm{round}(\psi_2 d)` of the readout's
+        mean directions, which the limit treats as free (ours, a derivation:
+        :func:`_solve`, ``notes/gaussian_second_layer.md`` sections 10-11).  The
+        corrections kept are those that are not uniform in the step: at a small step the
+        populations' mean features are nearly collinear and the limit's readout needs large
+        coefficients on them, so their penalty and the bulk's variance along them matter.
+    model : {"network", "residual-y", "population"}
+        With ``d``, what the finite width describes (no effect in the limit, ``d=None``):
+        ``"network"`` (default), the book's step, whose residual :math:`y - f_0` contains the
+        initial output :math:`f_0` and whose noise is correlated across neurons, both of which
+        change the bulk's variance along the readout's mean direction
+        (:func:`_mean_direction_change`); ``"residual-y"``, the network stepped with the
+        residual :math:`y` (``simulate_etas(..., initial_output=False)``): the correlated
+        noise only; ``"population"``, the population model with an independent bulk
+        (:func:`helpers.simulate.population_model_risks`).
+
+    Returns
+    -------
+    float or ndarray
+        A float when ``lam`` and ``eta_scale`` are scalars, else the broadcast array.
+
+    Raises
+    ------
+    ValueError
+        For bad input (names the parameter).
+    LargeStepConvergenceError
+        (a ``RuntimeError``) when the fixed point does not converge.
+    """
+    risk = large_step_parts(student, teacher, psi1=psi1, psi2=psi2, lam=lam,
+                            eta_scale=eta_scale, noise=noise,
+                            second_layer=second_layer, d=d,
+                            model=model)["risk"]
+    return float(risk) if risk.ndim == 0 else risk
+
