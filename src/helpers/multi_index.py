@@ -20,6 +20,7 @@ Functions
 sample_directions     orthonormal teacher directions B (d x k)
 single_index          the link of a single-index teacher, g(Z) = link(Z[:, 0])
 remove_linear_part    labels minus their empirical mean and linear fit
+first_step_problem    draw a k-index problem from named streams and take the first step
 gradient_steps        several steps on fresh batches; returns W_0, ..., W_T
 direction_overlaps    RMS cosine between the neurons and each teacher direction
 subspace_overlap      mean fraction of each neuron inside span(B)
@@ -28,7 +29,7 @@ hermite_alignment     share of He_j(<beta, x>) inside the span of given vectors
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import numpy as np
 from numpy.polynomial import hermite_e
@@ -36,11 +37,12 @@ from numpy.polynomial import hermite_e
 from ._validation import check_matrix as _check_matrix
 from ._validation import check_nonnegative, check_positive, check_rng
 from .activations import as_student
-from .data import sample_data
-from .first_step import first_step_gradient, one_step, steps_on_batches
+from .data import init_student, sample_data
+from .first_step import FirstStep, first_step_gradient, one_step, steps_on_batches
 
 __all__ = [
     "sample_directions",
+    "first_step_problem",
     "single_index",
     "remove_linear_part",
     "gradient_steps",
@@ -257,11 +259,6 @@ def first_step_problem(d: int, n: int, N: int, g, *, eta: float, k: int = 1,
         ``beta`` holds the directions ``B`` (d, k); ``X``, ``y`` the batch of the step;
         ``W0``, ``a``, ``G0``, ``W1`` and ``eta``.
     """
-    from collections.abc import Mapping
-
-    from .data import init_student
-    from .first_step import FirstStep
-
     for name, value in (("d", d), ("n", n), ("N", N), ("k", k)):
         check_positive(name, value, integer=True)
     g = _check_link(g)
@@ -278,5 +275,3 @@ def first_step_problem(d: int, n: int, N: int, g, *, eta: float, k: int = 1,
     return FirstStep(beta=B, X=X, y=y, W0=W0, a=a, G0=G0, W1=one_step(W0, G0, eta),
                      eta=float(eta))
 
-
-__all__.append("first_step_problem")
