@@ -139,3 +139,19 @@ def test_the_readme_map_of_the_code_matches_the_package():
         listed = set(re.findall(r"^  (\w+\.py)\b", part, flags=re.M))
         assert listed == files, \
             f"README map vs {pkg}/: missing {files - listed}, extra {listed - files}"
+
+
+def test_spawn_streams_names_its_streams_and_refuses_bad_names():
+    """The one seeding style: named children of one seed, in the order of the names."""
+    import numpy as np
+    import pytest
+
+    from helpers import spawn_streams
+
+    s = spawn_streams(3, ("teacher", "data", "init"))
+    children = np.random.default_rng(3).spawn(3)
+    for name, child in zip(("teacher", "data", "init"), children, strict=True):
+        assert s[name].standard_normal(4).tolist() == child.standard_normal(4).tolist()
+    for bad in [(), ("a", "a"), ("a", 1)]:
+        with pytest.raises(ValueError, match="names must be distinct strings"):
+            spawn_streams(0, bad)
