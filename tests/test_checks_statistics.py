@@ -65,3 +65,34 @@ def test_measured_allowance():
 def test_bad_input_is_refused(bad, match):
     with pytest.raises(ValueError, match=match):
         bad()
+
+
+def test_pooled_paired_and_ratio_statistics():
+    from helpers.checks import log_mean_ratio, paired_difference, pooled_mean
+
+    # inverse-variance pooling: a precise estimate dominates
+    mean, se = pooled_mean([0.0, 10.0], [0.1, 10.0])
+    assert abs(mean - 10.0 / 10001.0) < 1e-12 and abs(se - 1 / np.sqrt(100.01)) < 1e-12
+    # paired: a shared run effect cancels, so the se is that of the differences
+    rng = np.random.default_rng(0)
+    shared = 100 * rng.standard_normal(50)
+    a, b = shared + 1.0 + 0.1 * rng.standard_normal(50), shared + 0.1 * rng.standard_normal(50)
+    mu, se, dof = paired_difference(a, b)
+    assert dof == 49 and abs(mu - 1.0) < 5 * se and se < 0.05
+    # the delta method agrees with the spread of the log ratio over resamples
+    a, b = 2.0 + 0.2 * rng.standard_normal(400), 1.0 + 0.1 * rng.standard_normal(400)
+    lr, se, n = log_mean_ratio(a, b)
+    boot = [np.log(a[i].mean() / b[i].mean()) for i in rng.integers(0, 400, (2000, 400))]
+    assert n == 400 and abs(lr - np.log(2.0)) < 5 * se and abs(np.std(boot) / se - 1) < 0.1
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda c: c.pooled_mean([1.0], [0.0]), "se > 0"),
+    (lambda c: c.pooled_mean([], []), "non-empty"),
+    (lambda c: c.paired_difference([1.0], [2.0]), "length >= 2"),
+    (lambda c: c.log_mean_ratio([1.0, 2.0], [1.0]), "one length"),
+])
+def test_pooled_paired_and_ratio_refuse_bad_input(call, match):
+    import helpers.checks as c
+    with pytest.raises(ValueError, match=match):
+        call(c)

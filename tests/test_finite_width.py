@@ -47,7 +47,7 @@ def test_splitting_an_atom_changes_nothing_at_finite_width():
     kw = dict(eta_scale=np.array([0.5, 2.0]), d=512, **CELL)
     one = large_step_risk("tanh", "tanh", second_layer=([1.0], [1.0]), **kw)
     split = large_step_risk("tanh", "tanh", second_layer=([1.0, 1.0], [0.3, 0.7]), **kw)
-    rad = large_step_risk("tanh", "tanh", **kw)
+    rad = large_step_risk("tanh", "tanh", second_layer="rademacher", **kw)
     np.testing.assert_allclose(split, one, rtol=1e-9)
     np.testing.assert_allclose(rad, one, rtol=1e-12)   # +-1 takes the population path at finite d
 
@@ -92,15 +92,15 @@ def test_population_model_input_checks_and_seeds():
     a = population_model_risks("tanh", "tanh", lam=0.1, seed=3, **kw)
     b = population_model_risks("tanh", "tanh", lam=0.1, seed=3, **kw)
     np.testing.assert_array_equal(a, b)
-    xi = np.ones(32)
-    np.testing.assert_array_equal(
-        population_model_risks("tanh", "tanh", lam=0.1, seed=3, second_layer=xi, **kw),
+    np.testing.assert_array_equal(   # one atom at 1 is the +-1 layer
+        population_model_risks("tanh", "tanh", lam=0.1, seed=3, second_layer=([1.0], [1.0]),
+                               **kw),
         population_model_risks("tanh", "tanh", lam=0.1, seed=3, second_layer="rademacher",
                                **kw))
     with pytest.raises(ValueError, match="lam must be one"):
         population_model_risks("tanh", "tanh", lam=[0.1, 1.0], **kw)
     with pytest.raises(ValueError, match="second_layer"):
-        population_model_risks("tanh", "tanh", lam=0.1, second_layer=np.ones(5), **kw)
+        population_model_risks("tanh", "tanh", lam=0.1, second_layer=([1.0], [0.5]), **kw)
     with pytest.raises(ValueError, match="second_layer"):
         population_model_risks("tanh", "tanh", lam=0.1, second_layer="uniform", **kw)
     with pytest.raises(ValueError, match="etas"):
@@ -228,7 +228,7 @@ def test_residual_y_lies_between_population_and_network():
     """At chapter 5's setting (psi1 = 2, psi2 = 1, eta_scale = 2) the step's correlated noise
     raises the bulk's variance along the mean direction (residual-y above the population
     model), and the initial output lowers it (the network below residual-y)."""
-    kw = dict(psi1=2.0, psi2=1.0, lam=0.1, eta_scale=2.0, d=256)
+    kw = dict(psi1=2.0, psi2=1.0, lam=0.1, eta_scale=2.0, d=256, second_layer="rademacher")
     net, res_y, pop = (large_step_risk("tanh", "tanh", model=m, **kw)
                        for m in ("network", "residual-y", "population"))
     assert net < res_y and pop < res_y, (net, res_y, pop)

@@ -1,6 +1,7 @@
 """The exact large-step risk (helpers.theory.large_step): limits, Cui et al.'s
 conventions, input checks and a small direct simulation."""
 
+import functools
 import math
 import types
 from pathlib import Path
@@ -14,13 +15,16 @@ from helpers import get_activation
 from helpers.theory import (
     LargeStepConvergenceError,
     conditional_coefficients,
-    large_step_parts,
-    large_step_risk,
     mei_montanari_risk,
     small_step_risk,
     spiked_rf_parameters,
 )
 from helpers.theory import large_step as els
+
+# This file tests the +-1 layer (a_i = +-1/sqrt(N)), chapter 5's model; helpers' default second
+# layer is the Gaussian one (tests/test_large_step_gaussian.py).
+large_step_risk = functools.partial(els.large_step_risk, second_layer="rademacher")
+large_step_parts = functools.partial(els.large_step_parts, second_layer="rademacher")
 
 ITER = 3000
 PAIRS = [("tanh", "tanh"), ("erf", "erf"), ("tanh", "relu")]

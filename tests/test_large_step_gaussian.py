@@ -8,6 +8,7 @@ import types
 import numpy as np
 import pytest
 
+from helpers.second_layer import GAUSSIAN_RULE_ATOMS
 from helpers.theory import (
     LargeStepConvergenceError,
     half_normal_rule,
@@ -31,7 +32,7 @@ def test_one_magnitude_is_the_rademacher_result(psi1, psi2, lam, noise):
     directions)."""
     eta = np.array([0.0, 1.0, 3.0, 6.0])
     kw = dict(psi1=psi1, psi2=psi2, lam=lam, eta_scale=eta, noise=noise)
-    rad = large_step_risk("tanh", "tanh", **kw)
+    rad = large_step_risk("tanh", "tanh", second_layer="rademacher", **kw)
     one = large_step_risk("tanh", "tanh", second_layer=ONE, **kw)
     split = large_step_risk("tanh", "tanh", second_layer=([1.0, 1.0], [0.3, 0.7]), **kw)
     np.testing.assert_array_equal(one, rad)
@@ -42,7 +43,8 @@ def test_one_magnitude_x_is_the_rademacher_result_at_x_times_the_step():
     """|xi| = x scales r by x and c_b - 1 by x^2: the +-1 model at eta_scale x eta."""
     got = large_step_risk("erf", "erf", psi1=2.0, psi2=1.5, lam=0.1, eta_scale=[1.0, 2.5],
                           second_layer=([2.0], [1.0]))
-    want = large_step_risk("erf", "erf", psi1=2.0, psi2=1.5, lam=0.1, eta_scale=[2.0, 5.0])
+    want = large_step_risk("erf", "erf", psi1=2.0, psi2=1.5, lam=0.1, eta_scale=[2.0, 5.0],
+                           second_layer="rademacher")
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-10)
 
 
@@ -92,7 +94,7 @@ def test_half_normal_rule_is_a_gauss_rule():
         exact = 2 ** (k / 2) * math.gamma((k + 1) / 2) / math.sqrt(math.pi)
         assert abs(p @ x**k - exact) < 1e-10 * exact
     gx, gp = second_layer_atoms("gaussian")
-    np.testing.assert_array_equal(gx, half_normal_rule(els._HALF_NORMAL_ATOMS)[0])
+    np.testing.assert_array_equal(gx, half_normal_rule(GAUSSIAN_RULE_ATOMS)[0])
 
 
 # --------------------------------------------------------------------------- the Gaussian
@@ -109,7 +111,7 @@ def test_gaussian_layer_has_converged_in_the_atoms(student, teacher, psi1, lam):
 def test_gaussian_layer_beats_the_rademacher_one_at_a_large_step():
     kw = dict(psi1=2.0, psi2=1.0, lam=0.1, eta_scale=6.0)
     gauss = large_step_risk("tanh", "tanh", second_layer="gaussian", **kw)
-    rad = large_step_risk("tanh", "tanh", **kw)
+    rad = large_step_risk("tanh", "tanh", second_layer="rademacher", **kw)
     assert rad - gauss > 0.01
 
 

@@ -18,8 +18,10 @@ PAIR = dict(student="tanh", teacher="softplus")
 KW = dict(d=20, psi1=3.0, psi2=1.5, noise=0.25, seed=7)
 
 # What theory may load: the package's entry, its argument checks, the activations (Hermite
-# coefficients) and its own modules.  An allow-list, so a new simulation module is caught too.
-THEORY_MAY_LOAD = ("helpers", "helpers._validation", "helpers.activations", "helpers.quadrature")
+# coefficients), the second layer's law (shared with the simulation, imports neither) and its
+# own modules.  An allow-list, so a new simulation module is caught too.
+THEORY_MAY_LOAD = ("helpers", "helpers._validation", "helpers.activations", "helpers.quadrature",
+                   "helpers.second_layer")
 
 
 def test_importing_theory_loads_no_simulation_module():
@@ -61,7 +63,7 @@ def test_rademacher_second_layer_takes_the_signs_of_the_gaussian_draw():
     np.testing.assert_array_equal(g.W0, r.W0)
     np.testing.assert_array_equal(r.a, np.sign(g.a) / np.sqrt(g.N))
     assert not np.allclose(g.risk, r.risk)  # a different second layer, a different step
-    with pytest.raises(ValueError, match="second_layer must be one of"):
+    with pytest.raises(ValueError, match="second_layer must be"):
         simulate_one_step(**PAIR, lam=lam, eta=1.0, second_layer="uniform", **KW)
 
 

@@ -100,7 +100,8 @@ def test_transformed_label_vector_and_top_overlap():
 
 def test_run_steps_reproducible_and_protocols_share_the_first_step():
     d, n, N, eta, lam, n_test = 16, 32, 16, 2 * math.sqrt(16), [0.1, 1.0], 200
-    kw = dict(d=d, psi1=n / d, psi2=N / d, eta=eta, lam=lam, n_test=n_test)
+    kw = dict(d=d, psi1=n / d, psi2=N / d, eta=eta, lam=lam, n_test=n_test,
+              second_layer="rademacher")
     r1 = ts.run_steps(he3, seed=[0, 5], **kw)
     assert tuple(r1) == ts.PROTOCOLS
     # The draws, by hand from the named streams of the seed.
@@ -167,7 +168,7 @@ def test_bad_batches_raise():
     with pytest.raises(ValueError, match="together"):
         ts.two_steps(X, y, W0, a, "relu", eta1=1.0, eta2=1.0, X2=X2)
     with pytest.raises(ValueError, match="teacher"):
-        ts.run_steps("tanh", d=8, psi1=1, psi2=1, eta=1.0)
+        ts.run_steps("tanh", d=8, psi1=1, psi2=1, eta=1.0, second_layer="rademacher")
     with pytest.raises(ValueError, match="transform"):
         ts.transformed_label_vector(X, y, lambda t: t[:3])
 

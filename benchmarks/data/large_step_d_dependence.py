@@ -28,11 +28,6 @@ from pathlib import Path
 import numpy as np
 
 import helpers
-from helpers.activations import as_student, as_teacher
-from helpers.data import normal_blocks, sample_data, spawn_streams
-from helpers.first_step import first_step_from_streams
-from helpers.risk import TEST_BLOCK
-from helpers.simulate import _risks_over_etas, default_n_test
 from helpers.theory import large_step_risk
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))  # shared tools
@@ -52,17 +47,13 @@ FIELDS = ["d", "seed", "eta_scale", "theory", "risk", "seconds"]
 
 def risks_over_eta_scales(d, seed, etas=ETAS, psi1=PSI1, psi2=PSI2, lam=LAM):
     """Risks of ``simulate_one_step(..., second_layer="rademacher", seed=seed)`` for every
-    eta_scale, computed from one gradient (the same streams, so the same numbers)."""
-    student, teacher = as_student(STUDENT), as_teacher(TEACHER)
-    n, N = round(psi1 * d), round(psi2 * d)
-    streams = spawn_streams(seed)
-    fs = first_step_from_streams(student, teacher, d=d, n=n, N=N, eta=0.0, noise=0.0,
-                                 streams=streams, second_layer="rademacher")
-    Xr, yr = sample_data(n, fs.beta, teacher, noise=0.0, rng=streams["ridge"])
-    blocks = normal_blocks(streams["test"], default_n_test(n), d, block=TEST_BLOCK)
-    risk = _risks_over_etas(fs, Xr, yr, blocks, [e * math.sqrt(N) for e in etas],
-                            np.array([lam]), student, teacher)
-    return risk[:, 0]
+    eta_scale, computed from one gradient (``helpers.simulate_etas``: the same streams, so
+    the same numbers)."""
+    N = round(psi2 * d)
+    res = helpers.simulate_etas(STUDENT, TEACHER, d=d, psi1=psi1, psi2=psi2, lam=lam,
+                                etas=[e * math.sqrt(N) for e in etas], seed=seed,
+                                second_layer="rademacher")
+    return np.array([r["risk"] for r in res])
 
 
 def check_against_simulate_one_step(d=256, seed=0):
@@ -171,7 +162,7 @@ def main():
     if not args.report:
         check_against_simulate_one_step()
         theory = large_step_risk(STUDENT, TEACHER, psi1=PSI1, psi2=PSI2, lam=LAM,
-                                 eta_scale=list(ETAS))
+                                 eta_scale=list(ETAS), second_layer="rademacher")
         done = {(r["d"], r["seed"]) for r in load()}
         new = not CSV.exists()
         with CSV.open("a", newline="") as f:

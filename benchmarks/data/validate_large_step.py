@@ -75,7 +75,8 @@ def main():
     bound = 0.0
     probe_rows = []
     for s, t, p1, p2 in PROBES:
-        th = large_step_risk(s, t, psi1=p1, psi2=p2, lam=args.lam, eta_scale=np.array(ETAS))
+        th = large_step_risk(s, t, psi1=p1, psi2=p2, lam=args.lam, eta_scale=np.array(ETAS),
+                             second_layer="rademacher")
         sims = simulate(s, t, p1, p2, args.d_probe, range(100, 100 + args.probe_seeds),
                         args.lam)
         mean, se = summary(sims)
@@ -92,7 +93,8 @@ def main():
     rows, records, n_pass, n_all = [], [], 0, 0
     for p1, p2, (s, t) in itertools.product(PSI1S, PSI2S, pairs):
         t0 = time.time()
-        th = large_step_risk(s, t, psi1=p1, psi2=p2, lam=args.lam, eta_scale=np.array(ETAS))
+        th = large_step_risk(s, t, psi1=p1, psi2=p2, lam=args.lam, eta_scale=np.array(ETAS),
+                             second_layer="rademacher")
         t_theory = (time.time() - t0) / len(ETAS)
         sims = simulate(s, t, p1, p2, args.d, range(args.seeds), args.lam)
         mean, se = summary(sims)

@@ -4,7 +4,7 @@ second layer against simulation of the whole two-stage procedure.
 Each run is chapter 5's: ``helpers.simulate_one_step``'s streams (every draw from
 ``np.random.default_rng(seed)`` through ``helpers.data.spawn_streams``), its step, data,
 ridge and test risk.  The step sizes of one run share the gradient, the ridge data and the
-test points (``helpers.simulate._risks_over_etas``: the same numbers as one
+test points (``helpers.simulate.risks_over_steps``: the same numbers as one
 ``simulate_one_step`` per step size, as ``benchmarks/data/large_step_d_dependence.py`` checks).
 The +-1 layer is run on the same seeds (its signs are those of the Gaussian draws), so the
 Gaussian - (+-1) difference is paired.  The two-magnitude layer ``([1, 2], [0.5, 0.5])``
@@ -37,7 +37,7 @@ from helpers.feature_maps import features
 from helpers.first_step import FirstStep, first_step_from_streams, first_step_gradient, one_step
 from helpers.ridge import ridge_path
 from helpers.risk import TEST_BLOCK, prediction_risk
-from helpers.simulate import _risks_over_etas, default_n_test, population_model_risks
+from helpers.simulate import default_n_test, population_model_risks, risks_over_steps
 from helpers.theory import large_step_risk, spiked_rf_parameters
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "investigations"
@@ -72,7 +72,7 @@ def simulate(layer, d, psi1, etas, seed, *, act=None, psi2=PSI2):
     fs = first_step(layer, d, n, N, streams, student, teacher)
     Xr, yr = sample_data(n, fs.beta, teacher, noise=0.0, rng=streams["ridge"])
     blocks = normal_blocks(streams["test"], default_n_test(n), d, block=TEST_BLOCK)
-    risk = _risks_over_etas(fs, Xr, yr, blocks, [e * math.sqrt(N) for e in etas],
+    risk = risks_over_steps(fs, Xr, yr, blocks, [e * math.sqrt(N) for e in etas],
                             np.array([LAM]), student, teacher)
     return risk[:, 0]
 

@@ -4,7 +4,7 @@ Grid: student = teacher in {tanh, erf}, psi1 in {2, 4, 8}, psi2 in {0.5, 1, 2},
 eta_scale in {1, 2, 3, 6}, lambda = 0.1, noise 0, a_i ~ N(0, 1/N) (the paper's layer).
 Each run is chapter 5's (``helpers.simulate``'s streams through ``spawn_streams``; the step
 sizes of one run share the gradient, the ridge data and the test points, via
-``helpers.simulate._risks_over_etas``), at d = 512 and d = 1024 on independent seeds
+``helpers.simulate.risks_over_steps``), at d = 512 and d = 1024 on independent seeds
 ``[BASE_SEED, d, k]``.
 
 The acceptance rule (written out in the Markdown report): at d = 1024,

@@ -26,7 +26,7 @@ import importlib
 _SUBMODULES = (
     "activations", "checks", "config", "data", "experiments", "feature_maps", "first_step",
     "kernels", "multi_index", "plotting", "quadrature", "ridge", "risk", "simulate",
-    "spectra", "tables", "theory", "training", "two_steps",
+    "second_layer", "spectra", "tables", "theory", "training", "two_steps",
 )
 
 # public name -> the module that defines it
@@ -44,6 +44,7 @@ _NAMES = {
     "OneStepResult": "simulate", "simulate_one_step": "simulate",
     "simulate_etas": "simulate", "same_data_risks": "simulate",
     "sweep": "experiments",
+    "SecondLayer": "second_layer", "as_second_layer": "second_layer",
 }
 
 __all__ = [*_SUBMODULES, *_NAMES]

@@ -15,7 +15,6 @@ import math
 import numpy as np
 
 from ._validation import (
-    check_choice,
     check_matrix,
     check_nonnegative,
     check_positive,
@@ -23,6 +22,7 @@ from ._validation import (
     problem_sizes,
 )
 from .activations import as_teacher
+from .second_layer import DEFAULT, as_second_layer
 
 __all__ = [
     "problem_sizes",
@@ -30,14 +30,10 @@ __all__ = [
     "sample_data",
     "teacher_labels",
     "init_student",
-    "SECOND_LAYERS",
     "normal_blocks",
     "STREAMS",
     "spawn_streams",
 ]
-
-SECOND_LAYERS = ("gaussian", "rademacher")
-
 
 def sample_teacher(d: int, *, rng: np.random.Generator) -> np.ndarray:
     r"""Draw :math:`\beta_*` uniformly on the unit sphere of :math:`\mathbb{R}^d`."""
@@ -126,7 +122,7 @@ def gaussian_inputs_and_labels(n: int, d: int, labels, *, noise: float,
 
 
 def init_student(d: int, width: int, *, rng: np.random.Generator,
-                 second_layer: str = "gaussian"):
+                 second_layer=DEFAULT):
     r"""Initialise the student as in Assumption 1.
 
     Parameters
@@ -134,11 +130,12 @@ def init_student(d: int, width: int, *, rng: np.random.Generator,
     d, width : int
         Input dimension and number of neurons N.
     rng : numpy.random.Generator
-    second_layer : {"gaussian", "rademacher"}
+    second_layer : "gaussian" (default), "rademacher", (magnitudes, weights) or SecondLayer
         ``"gaussian"``: :math:`a_i \sim N(0, 1/N)`.  ``"rademacher"``:
         :math:`a_i = \mathrm{sign}(g_i)/\sqrt N` where :math:`g_i` is exactly the Gaussian
         draw of the default, so the same ``rng`` gives the same :math:`W_0` and the same
-        signs (chapter 5's :math:`a_i = \pm 1/\sqrt N`).
+        signs (chapter 5's :math:`a_i = \pm 1/\sqrt N`); finitely many magnitudes: see
+        :mod:`helpers.second_layer`.
 
     Returns
     -------
@@ -148,12 +145,11 @@ def init_student(d: int, width: int, *, rng: np.random.Generator,
     """
     check_positive("d", d, integer=True)
     check_positive("width", width, integer=True)
-    check_choice("second_layer", second_layer, SECOND_LAYERS)
+    layer = as_second_layer(second_layer)
     rng = check_rng(rng)
     W0 = rng.standard_normal((d, width)) / math.sqrt(d)
     g = rng.standard_normal(width)
-    a = np.sign(g) if second_layer == "rademacher" else g
-    return W0, a / math.sqrt(width)
+    return W0, layer.scale(g) / math.sqrt(width)
 
 
 def normal_blocks(rng: np.random.Generator, rows: int, cols: int, *, block: int):

@@ -17,6 +17,7 @@ import numpy as np
 from ._validation import check_matrix, check_nonnegative, problem_sizes
 from .activations import as_student, as_teacher
 from .data import init_student, sample_data, sample_teacher, spawn_streams
+from .second_layer import DEFAULT
 
 __all__ = ["student_output", "empirical_loss", "first_step_gradient", "one_step",
            "steps_on_batches", "FirstStep", "first_step_from_streams", "run_first_step"]
@@ -178,7 +179,7 @@ class FirstStep:
 
 
 def first_step_from_streams(student, teacher, *, d, n, N, eta, noise, streams,
-                second_layer="gaussian", initial_output=True) -> FirstStep:
+                second_layer=DEFAULT, initial_output=True) -> FirstStep:
     """:func:`run_first_step` on checked sizes, resolved activations (the teacher centred)
     and the streams of :func:`helpers.data.spawn_streams` (the seeded runners share them)."""
     beta = sample_teacher(d, rng=streams["teacher"])
@@ -190,7 +191,7 @@ def first_step_from_streams(student, teacher, *, d, n, N, eta, noise, streams,
 
 
 def run_first_step(student, teacher, *, d, psi1, psi2, eta, noise=0.0, seed=0,
-                   second_layer="gaussian", initial_output=True) -> FirstStep:
+                   second_layer=DEFAULT, initial_output=True) -> FirstStep:
     r"""Draw the teacher, the step data and the student, and take the first step.
 
     Uses the random streams of :func:`helpers.data.spawn_streams`, like
@@ -208,7 +209,8 @@ def run_first_step(student, teacher, *, d, psi1, psi2, eta, noise=0.0, seed=0,
     noise : float
         Label-noise standard deviation.
     seed : int, numpy.random.SeedSequence or numpy.random.Generator
-    second_layer : {"gaussian", "rademacher"}
+    second_layer : "gaussian" (default), "rademacher", (magnitudes, weights) or SecondLayer
+        :mod:`helpers.second_layer`.
         See :func:`helpers.init_student`.
     initial_output : bool
         See :func:`first_step_gradient`.

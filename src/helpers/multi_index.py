@@ -39,6 +39,7 @@ from ._validation import check_nonnegative, check_positive, check_rng
 from .activations import as_student
 from .data import init_student, sample_data
 from .first_step import FirstStep, first_step_gradient, one_step, steps_on_batches
+from .second_layer import DEFAULT
 
 __all__ = [
     "sample_directions",
@@ -213,7 +214,7 @@ _FIRST_STEP_STREAMS = ("teacher", "init", "step")  # the draws of first_step_pro
 
 
 def first_step_problem(d: int, n: int, N: int, g, *, eta: float, k: int = 1,
-                       student="relu", second_layer: str = "gaussian", noise: float = 0.0,
+                       student="relu", second_layer=DEFAULT, noise: float = 0.0,
                        streams):
     r"""Draw a k-index problem and take the first step on it (Ba et al. 2022, eq. 2.1).
 
@@ -244,7 +245,8 @@ def first_step_problem(d: int, n: int, N: int, g, *, eta: float, k: int = 1,
     k : int
         Number of teacher directions (at most ``d``).
     student : str, callable or Activation
-    second_layer : {"gaussian", "rademacher"}
+    second_layer : "gaussian" (default), "rademacher", (magnitudes, weights) or SecondLayer
+        :mod:`helpers.second_layer`.
         See :func:`helpers.data.init_student`.
     noise : float
         Label-noise standard deviation.

@@ -9,7 +9,7 @@ with every draw from the independent streams of :func:`helpers.data.spawn_stream
 runners below see the same teacher, initialisation, data and test points for the same seed.
 
 * :func:`simulate_one_step`: one run, one learning rate;
-* :func:`simulate_etas`: one run, many learning rates (:func:`_risks_over_etas`);
+* :func:`simulate_etas`: one run, many learning rates (:func:`risks_over_steps`);
 * :func:`same_data_risks`: the same, with kernel baselines fitted on the same data;
 * :func:`simulate_ck_and_ge`: ridge on the real features and on their Gaussian equivalent;
 * :func:`spike_measurements`, :func:`gradient_singular_values`: the spectrum of :math:`G_0`;
@@ -43,6 +43,7 @@ from .first_step import FirstStep, first_step_from_streams, run_first_step
 from .kernels import KERNEL_NAMES, kernel_matrix
 from .ridge import kernel_ridge_path, ridge_path
 from .risk import TEST_BLOCK, ge_prediction_risk, prediction_risk, risk_from_errors
+from .second_layer import DEFAULT
 from .spectra import rank_one_part, singular_values, squared_overlap, top_singular_pair
 from .theory.deterministic_equivalent import deterministic_equivalent_risk
 from .theory.large_step import spiked_rf_parameters
@@ -51,6 +52,7 @@ __all__ = [
     "OneStepResult",
     "simulate_one_step",
     "simulate_etas",
+    "risks_over_steps",
     "same_data_risks",
     "simulate_ck_and_ge",
     "spike_measurements",
@@ -102,7 +104,7 @@ class OneStepResult(FirstStep):
 
 def simulate_one_step(student, teacher, *, d, psi1, psi2, lam, eta, noise=0.0, seed=0,
                       n_test=None, precision="float64",
-                      second_layer="gaussian") -> OneStepResult:
+                      second_layer=DEFAULT) -> OneStepResult:
     r"""Run the two-stage procedure once and return the empirical prediction risk.
 
     Parameters
@@ -128,7 +130,8 @@ def simulate_one_step(student, teacher, *, d, psi1, psi2, lam, eta, noise=0.0, s
         ``"mixed"`` computes the products after the step, :math:`\tilde XW_1` and the test
         features, in float32 (the step and the ridge solves stay float64; the draws are the
         same); ``benchmarks/`` measures its speed and its effect on the risk.
-    second_layer : {"gaussian", "rademacher"}
+    second_layer : "gaussian" (default), "rademacher", (magnitudes, weights) or SecondLayer
+        :mod:`helpers.second_layer`.
         :math:`a_i \sim N(0, 1/N)`, or :math:`a_i = \mathrm{sign}(g_i)/\sqrt N` with the
         same Gaussian draws :math:`g_i` (see :func:`helpers.init_student`).
 
@@ -153,7 +156,7 @@ def simulate_one_step(student, teacher, *, d, psi1, psi2, lam, eta, noise=0.0, s
 
 
 # --------------------------------------------------------------------------- many etas
-def _risks_over_etas(fs: FirstStep, Xr, yr, test_blocks, etas, lambdas, student, teacher):
+def risks_over_steps(fs: FirstStep, Xr, yr, test_blocks, etas, lambdas, student, teacher):
     r"""Ridge on :math:`\sigma(\tilde XW_1)` for every learning rate, and its test risk.
 
     :math:`XW_1 = XW_0 + \eta\sqrt N\,XG_0`, so two products per data set (ridge inputs
@@ -177,12 +180,12 @@ def _risks_over_etas(fs: FirstStep, Xr, yr, test_blocks, etas, lambdas, student,
 
 def simulate_etas(student, teacher, *, d, psi1, psi2, lam, etas, noise=0.0, seed=0,
                   n_test=None, chunk: int = TEST_BLOCK,
-                  second_layer="gaussian", initial_output=True) -> list[dict]:
+                  second_layer=DEFAULT, initial_output=True) -> list[dict]:
     r"""Real-feature risk for several learning rates on shared data, one gradient.
 
     Same streams as :func:`simulate_one_step`, so the risk for each ``eta`` equals
     ``simulate_one_step(..., eta=eta, seed=seed).risk`` up to rounding: the data, the
-    gradient :math:`G_0` and the test points are drawn once (:func:`_risks_over_etas`).
+    gradient :math:`G_0` and the test points are drawn once (:func:`risks_over_steps`).
 
     Parameters
     ----------
@@ -192,7 +195,8 @@ def simulate_etas(student, teacher, *, d, psi1, psi2, lam, etas, noise=0.0, seed
         Penalties (> 0).
     chunk : int
         Test points per block (as in :func:`helpers.prediction_risk`).
-    second_layer : {"gaussian", "rademacher"}
+    second_layer : "gaussian" (default), "rademacher", (magnitudes, weights) or SecondLayer
+        :mod:`helpers.second_layer`.
         As in :func:`simulate_one_step` (the same draws for both).
     initial_output : bool
         ``False`` steps with the residual :math:`y` instead of :math:`y - f_0(x)`
@@ -214,7 +218,7 @@ def simulate_etas(student, teacher, *, d, psi1, psi2, lam, etas, noise=0.0, seed
                                  initial_output=bool(initial_output))
     Xr, yr = sample_data(n, fs.beta, teacher, noise=noise, rng=streams["ridge"])
     blocks = normal_blocks(streams["test"], n_test, d, block=chunk)
-    risk = _risks_over_etas(fs, Xr, yr, blocks, etas, lambdas, student, teacher)
+    risk = risks_over_steps(fs, Xr, yr, blocks, etas, lambdas, student, teacher)
     return [dict(eta=eta, lam=float(lv), risk=float(rv))
             for eta, row in zip(etas, risk, strict=True)
             for lv, rv in zip(lambdas, row, strict=True)]
@@ -281,7 +285,7 @@ def same_data_risks(student, teacher, *, d, psi1, psi2, etas, lam, kernels=(), n
                                  streams=streams)
     Xr, yr = sample_data(n, fs.beta, teacher, noise=noise, rng=streams["ridge"])
     Xt = streams["test"].standard_normal((n_test, d))
-    risk = _risks_over_etas(fs, Xr, yr, [Xt], list(etas.values()), lambdas, student,
+    risk = risks_over_steps(fs, Xr, yr, [Xt], list(etas.values()), lambdas, student,
                                teacher)
     rows = [{"model": label, "lam": float(lv), "risk": float(rv)}
             for label, row in zip(etas, risk, strict=True)
@@ -413,7 +417,7 @@ def gradient_singular_values(student, teacher, *, d, psi1, psi2, noise=0.0, seed
 
 # --------------------------------------------------------------------------- the population model
 def population_model_risks(student, teacher, *, d, psi1, psi2, lam, etas,
-                           second_layer="gaussian", noise=0.0, seed=0) -> np.ndarray:
+                           second_layer=DEFAULT, noise=0.0, seed=0) -> np.ndarray:
     r"""Ridge on the population model of chapter 5's large-step theory, drawn at finite
     :math:`d`, for every step size of ``etas`` (:math:`\tilde\eta = \eta/\sqrt N`).
 
@@ -434,9 +438,9 @@ def population_model_risks(student, teacher, *, d, psi1, psi2, lam, etas,
     etas : sequence of float
         Step sizes :math:`\tilde\eta \ge 0`; each gets its own :math:`(r, c_b, \gamma)` on
         the same :math:`u_i`, :math:`\zeta` and data.
-    second_layer : "gaussian", "rademacher" or ndarray of shape (N,)
-        The magnitudes :math:`\xi_i = |\sqrt N a_i|`: the Gaussian draw of
-        :func:`helpers.init_student` (as the network's run with the same seed), all 1, or given.
+    second_layer : "gaussian" (default), "rademacher", (magnitudes, weights) or SecondLayer
+        The magnitudes :math:`|\xi_i| = |\sqrt N a_i|` of the second layer
+        :func:`helpers.init_student` draws with the same seed (:mod:`helpers.second_layer`).
     noise : float
     seed : int or sequence of int
 
@@ -451,15 +455,8 @@ def population_model_risks(student, teacher, *, d, psi1, psi2, lam, etas,
     student, teacher = as_student(student), as_teacher(teacher)
     streams = spawn_streams(seed)
     beta = sample_teacher(d, rng=streams["teacher"])
-    _, a = init_student(d, N, rng=streams["init"], second_layer="gaussian")
-    if isinstance(second_layer, str):
-        check_choice("second_layer", second_layer, ("gaussian", "rademacher"))
-        xi = np.abs(a) * math.sqrt(N) if second_layer == "gaussian" else np.ones(N)
-    else:
-        xi = np.asarray(second_layer, dtype=float)
-        if xi.shape != (N,) or not np.all(np.isfinite(xi)) or np.any(xi < 0):
-            raise ValueError(f"second_layer: magnitudes must be {N} finite numbers >= 0 (one "
-                             f"per neuron); got shape {xi.shape}")
+    _, a = init_student(d, N, rng=streams["init"], second_layer=second_layer)
+    xi = np.abs(a) * math.sqrt(N)
     U = streams["step"].standard_normal((d, N)) / math.sqrt(d)
     zeta = streams["step"].standard_normal(d)
     zeta -= (zeta @ beta) * beta

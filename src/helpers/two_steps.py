@@ -28,19 +28,19 @@ import numpy as np
 from scipy import linalg
 
 from ._validation import (
-    check_choice,
     check_integer,
     check_lambdas,
     check_matrix,
     check_nonnegative,
     check_positive,
 )
-from .data import SECOND_LAYERS, init_student, sample_data, spawn_streams
+from .data import init_student, sample_data, spawn_streams
 from .feature_maps import features
 from .first_step import steps_on_batches
 from .multi_index import direction_overlaps, sample_directions
 from .ridge import ridge_path
 from .risk import prediction_risk
+from .second_layer import DEFAULT, as_second_layer
 
 __all__ = ["PROTOCOLS", "RUN_STREAMS", "steps_on_batches", "two_steps", "transformed_label_vector",
            "top_direction_overlap", "run_steps", "singular_values", "count_outliers",
@@ -98,7 +98,7 @@ def top_direction_overlap(dW, B) -> float:
 
 
 def run_steps(teacher, *, d: int, psi1: float, psi2: float, eta: float, k: int = 1,
-              steps: int = 2, student="relu", second_layer: str = "rademacher",
+              steps: int = 2, student="relu", second_layer=DEFAULT,
               lam=None, n_test: int = 4000, seed=0) -> dict:
     r"""One seeded run of three protocols on shared draws: ``"one step"`` (:math:`W_1`),
     ``"fresh"`` (``steps`` steps, a new batch each) and ``"reused"`` (``steps`` steps on
@@ -124,7 +124,8 @@ def run_steps(teacher, *, d: int, psi1: float, psi2: float, eta: float, k: int =
     steps : int
         Steps of the fresh and reused protocols (>= 2).
     student : str, callable or Activation
-    second_layer : {"gaussian", "rademacher"}
+    second_layer : "gaussian" (default), "rademacher", (magnitudes, weights) or SecondLayer
+        :mod:`helpers.second_layer`.
     lam : float or sequence, optional
         Ridge penalties for the readout risk (ridge on ``n`` fresh samples, then
         :func:`helpers.risk.prediction_risk`); None skips the risk.
@@ -145,7 +146,7 @@ def run_steps(teacher, *, d: int, psi1: float, psi2: float, eta: float, k: int =
     check_nonnegative("eta", eta)
     check_integer("k", k, minimum=1)
     check_integer("steps", steps, minimum=2)
-    check_choice("second_layer", second_layer, SECOND_LAYERS)
+    as_second_layer(second_layer)
     check_positive("n_test", n_test, integer=True)
     if not callable(teacher):
         raise ValueError(f"teacher must be a callable of the (n, k) projections; got "
@@ -213,7 +214,7 @@ def count_outliers(s, edge: float, *, margin: float) -> int:
 
 
 def second_step_spectra(teacher, *, d: int, psi1: float, psi2: float, eta1: float,
-                        eta2: float, student, second_layer: str = "gaussian", top: int = 4,
+                        eta2: float, student, second_layer=DEFAULT, top: int = 4,
                         seed=0) -> dict:
     r"""One seeded run of a first step and a second step on the same or on a fresh batch.
 
@@ -234,7 +235,8 @@ def second_step_spectra(teacher, *, d: int, psi1: float, psi2: float, eta1: floa
     eta1, eta2 : float
         Learning rates (>= 0) of the two steps in the book's scaling.
     student : str, callable or Activation
-    second_layer : {"gaussian", "rademacher"}
+    second_layer : "gaussian" (default), "rademacher", (magnitudes, weights) or SecondLayer
+        :mod:`helpers.second_layer`.
     top : int
         How many singular values to return per matrix.
     seed : int or sequence of int
@@ -250,7 +252,7 @@ def second_step_spectra(teacher, *, d: int, psi1: float, psi2: float, eta1: floa
     check_positive("psi2", psi2)
     check_nonnegative("eta1", eta1)
     check_nonnegative("eta2", eta2)
-    check_choice("second_layer", second_layer, SECOND_LAYERS)
+    as_second_layer(second_layer)
     check_integer("top", top, minimum=1)
     if not callable(teacher):
         raise ValueError(f"teacher must be a callable of the (n, 1) projections; got "

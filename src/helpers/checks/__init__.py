@@ -4,8 +4,9 @@
   (:data:`BOOK_SETTINGS`), :func:`chapter`, :func:`setting` and :func:`claims`, so that a
   reader can change a chapter and its checks of the book's setting step aside;
 * :mod:`~helpers.checks.statistics`: Student t bands over runs, grouped in Bonferroni
-  families that count their own tests (:class:`Family`), Satterthwaite's degrees of freedom
-  and measured finite-size allowances;
+  families that count their own tests (:class:`Family`), Satterthwaite's degrees of freedom,
+  measured finite-size allowances, inverse-variance pooling and paired differences and
+  ratios;
 * :mod:`~helpers.checks.margins`: how far a discrete answer computed from floats is from
   changing (:data:`FLOAT_MARGIN`).
 """
@@ -22,10 +23,18 @@ from .settings import (
     setting,
     strict,
 )
-from .statistics import Family, measured_allowance, welch_dof
+from .statistics import (
+    Family,
+    log_mean_ratio,
+    measured_allowance,
+    paired_difference,
+    pooled_mean,
+    welch_dof,
+)
 
 __all__ = [
     "STRICT_ENV", "BOOK_SETTINGS", "ByScale", "chapter", "setting", "changed", "claims",
-    "strict", "SettingChanged", "Family", "welch_dof", "measured_allowance", "FLOAT_MARGIN",
+    "strict", "SettingChanged", "Family", "welch_dof", "measured_allowance", "pooled_mean",
+    "paired_difference", "log_mean_ratio", "FLOAT_MARGIN",
     "threshold_margin", "argmin_margin",
 ]

@@ -27,7 +27,8 @@ import math
 import numpy as np
 from scipy import stats
 
-__all__ = ["Family", "welch_dof", "measured_allowance"]
+__all__ = ["Family", "welch_dof", "measured_allowance", "pooled_mean", "paired_difference",
+           "log_mean_ratio"]
 
 
 def welch_dof(var, dof) -> float:
@@ -54,6 +55,49 @@ def measured_allowance(mean, se, dof):
     0.0458
     """
     return np.abs(mean) + stats.t.ppf(0.995, dof) * np.asarray(se, dtype=float)
+
+
+def pooled_mean(values, se):
+    r"""The inverse-variance weighted mean of independent estimates and its standard error:
+    :math:`\sum_i w_i x_i / \sum_i w_i` and :math:`1/\sqrt{\sum_i w_i}`, with
+    :math:`w_i = 1/\mathrm{se}_i^2`.
+
+    >>> pooled_mean([1.0, 3.0], [1.0, 1.0])
+    (2.0, 0.7071067811865475)
+    """
+    values, se = np.asarray(values, dtype=float), np.asarray(se, dtype=float)
+    if values.size == 0 or values.shape != se.shape or np.any(se <= 0):
+        raise ValueError("values and se must be non-empty, of one shape, se > 0; got "
+                         f"{values.shape} and {se.shape}")
+    w = 1.0 / se**2
+    return float(np.sum(w * values) / np.sum(w)), float(1.0 / math.sqrt(np.sum(w)))
+
+
+def paired_difference(a, b):
+    r"""Mean, standard error and degrees of freedom of the paired differences
+    :math:`a_k - b_k` (runs that share their draws: one seed per pair).
+
+    >>> paired_difference([3.0, 4.0, 5.0], [1.0, 1.0, 1.0])
+    (3.0, 0.5773502691896258, 2)
+    """
+    diff = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    if diff.ndim != 1 or diff.size < 2:
+        raise ValueError(f"a and b must be 1-d, of one length >= 2; got {diff.shape}")
+    return float(diff.mean()), float(diff.std(ddof=1) / math.sqrt(diff.size)), diff.size - 1
+
+
+def log_mean_ratio(a, b):
+    r""":math:`\log(\bar a/\bar b)` of paired runs, its standard error by the delta method and
+    the number of pairs: the influence of run :math:`k` is :math:`a_k/\bar a - b_k/\bar b`.
+
+    >>> log_mean_ratio([2.0, 2.0], [1.0, 1.0])
+    (0.6931471805599453, 0.0, 2)
+    """
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.ndim != 1 or a.shape != b.shape or a.size < 2:
+        raise ValueError(f"a and b must be 1-d, of one length >= 2; got {a.shape}, {b.shape}")
+    g = a / a.mean() - b / b.mean()
+    return math.log(a.mean() / b.mean()), float(g.std(ddof=1) / math.sqrt(g.size)), g.size
 
 
 class Family:

@@ -48,7 +48,7 @@ and a generalised Marchenko-Pastur law (:class:`_Resolvent`).  The :math:`\pm1` 
 case :math:`J = 1` (magnitude 1, probability 1): every block is then a number, the
 generalised law is the Marchenko-Pastur law above, and the equations are chapter 5's term by
 term.  The Gaussian layer is the half-normal law of :math:`|\xi|` replaced by a Gauss rule
-(:func:`half_normal_rule`).  The derivation and its checks are in
+(:func:`helpers.second_layer.half_normal_rule`).  The derivation and its checks are in
 ``notes/gaussian_second_layer.md``.
 
 Only :math:`(V_1, V_2)` solve a nonlinear equation (:func:`_solve_V`); the mean and spike
@@ -74,6 +74,7 @@ from scipy import optimize
 from .._validation import check_array, check_nonnegative, check_positive
 from ..activations import Activation, as_student, as_teacher, gaussian_expectation, is_odd
 from ..quadrature import gaussian_rows, gaussian_rule
+from ..second_layer import DEFAULT, as_second_layer, half_normal_rule, second_layer_atoms
 from .setting import label_second_moment
 
 __all__ = [
@@ -94,7 +95,6 @@ _ITER = 3000           # damped iterations of the (V1, V2) fixed point before a 
 _T_TOL = 1e-14         # relative residual of the generalised Marchenko-Pastur equation
 _T_ITER = 200
 _SPAN_RCOND = 1e-10    # singular values of the free mean directions kept (relative)
-_HALF_NORMAL_ATOMS = 12   # atoms of the Gaussian layer's rule (see tests/test_large_step_gaussian)
 FINITE_WIDTH_MODELS = ("network", "residual-y", "population")
 
 
@@ -197,88 +197,6 @@ def conditional_coefficients(student, z_v, *, r, c_b):
     mu2sq = np.maximum(m2 - m0**2 - c_b * m1**2, 0.0)
     return m0.reshape(k.shape), m1.reshape(k.shape), mu2sq.reshape(k.shape)
 
-
-
-# --------------------------------------------------------------------------- second layers
-def half_normal_rule(atoms: int):
-    r"""The Gauss rule of the half-normal law: the law of :math:`|\xi|`, :math:`\xi\sim N(0,1)`.
-
-    Returns magnitudes :math:`x_j > 0` and probabilities :math:`p_j` (summing to 1) with
-    :math:`\sum_j p_j f(x_j) = \int_0^\infty f(x)\,2\varphi(x)\,dx` for every polynomial
-    :math:`f` of degree :math:`< 2\,` ``atoms`` (a Gauss rule for the weight
-    :math:`e^{-x^2/2}` on the half line: a half-range Gauss-Hermite rule).  Its Jacobi matrix is
-    computed by the Lanczos process (with full reorthogonalisation) on a fine discretisation
-    of the weight: Gauss-Legendre on 26 unit pieces of :math:`[0, 13]`, 40 nodes each.
-
-    The pair ``half_normal_rule(n)`` is a valid ``second_layer`` of :func:`large_step_risk`:
-    ``second_layer="gaussian"`` is ``half_normal_rule(_HALF_NORMAL_ATOMS)``.
-    """
-    atoms = int(check_positive("atoms", atoms, integer=True))
-    z, wz = gaussian_rule(nodes=40, half_width=13.0, pieces=26)
-    pos = z > 0
-    x, w = z[pos], 2.0 * wz[pos]                 # the half-normal density 2 phi(x)
-    if atoms > x.size // 4:
-        raise ValueError(f"atoms must be <= {x.size // 4}; got {atoms}")
-    q = np.sqrt(w / w.sum())
-    Q = np.zeros((x.size, atoms))
-    alpha, beta = np.zeros(atoms), np.zeros(atoms)
-    q_prev, b = np.zeros_like(q), 0.0
-    for k in range(atoms):
-        Q[:, k] = q
-        v = x * q - b * q_prev
-        alpha[k] = q @ v
-        v = v - alpha[k] * q
-        v -= Q[:, :k + 1] @ (Q[:, :k + 1].T @ v)    # full reorthogonalisation
-        b = float(np.linalg.norm(v))
-        beta[k] = b
-        q_prev, q = q, v / b
-    jac = np.diag(alpha) + np.diag(beta[:-1], 1) + np.diag(beta[:-1], -1)
-    nodes, vecs = np.linalg.eigh(jac)
-    probs = vecs[0] ** 2
-    return nodes, probs / probs.sum()
-
-
-def second_layer_atoms(second_layer):
-    r"""Magnitudes :math:`x_j` and probabilities :math:`p_j` of :math:`|\xi_i| = |\sqrt N a_i|`.
-
-    ``"rademacher"``: one atom at 1.  ``"gaussian"``: :math:`a_i\sim N(0, 1/N)`, the
-    half-normal law of :math:`|\xi|` replaced by its Gauss rule
-    (:func:`half_normal_rule`).  ``(magnitudes, weights)``: :math:`|\xi|` takes the given
-    values (finite, >= 0) with the given probabilities (>= 0, summing to 1 within 1e-9);
-    signs are random (for an odd student they do not matter).
-
-    Raises ``ValueError`` naming ``second_layer`` for anything else.
-    """
-    if isinstance(second_layer, str):
-        if second_layer == "rademacher":
-            return np.array([1.0]), np.array([1.0])
-        if second_layer == "gaussian":
-            return half_normal_rule(_HALF_NORMAL_ATOMS)
-        raise ValueError("second_layer must be 'rademacher', 'gaussian' or a pair "
-                         f"(magnitudes, weights); got {second_layer!r}")
-    try:
-        mags, weights = second_layer
-        mags = np.asarray(mags, dtype=float)
-        weights = np.asarray(weights, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError("second_layer must be 'rademacher', 'gaussian' or a pair "
-                         f"(magnitudes, weights) of 1-d arrays; got {second_layer!r}") from None
-    if mags.ndim != 1 or mags.size == 0:
-        raise ValueError("second_layer: the magnitudes must be a non-empty 1-d array; got "
-                         f"{second_layer[0]!r}")
-    if not np.all(np.isfinite(mags)) or np.any(mags < 0):
-        raise ValueError("second_layer: the magnitudes must be finite numbers >= 0; got "
-                         f"{second_layer[0]!r}")
-    if weights.shape != mags.shape:
-        raise ValueError(f"second_layer: {weights.size} weights for {mags.size} magnitudes; "
-                         "the two arrays must have the same length")
-    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
-        raise ValueError("second_layer: the weights must be finite numbers >= 0; got "
-                         f"{second_layer[1]!r}")
-    if abs(weights.sum() - 1.0) > 1e-9:
-        raise ValueError(f"second_layer: the weights must sum to 1; they sum to "
-                         f"{weights.sum()!r}")
-    return mags, weights
 
 
 # --------------------------------------------------------------------------- the tables
@@ -734,13 +652,13 @@ def _mean_direction_change(mu1, constants, *, psi1, psi2, eta_scale, x, p, c_b, 
 
 # --------------------------------------------------------------------------- the public API
 def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
-                     second_layer="rademacher", d=None, model="network") -> dict:
+                     second_layer=DEFAULT, d=None, model="network") -> dict:
     r"""The risk and the order parameters of :func:`large_step_risk`.
 
     Returns a dict of arrays broadcast over ``eta_scale`` and ``lam`` with keys ``risk``,
     ``m``, ``theta``, ``psi_o``, ``q1``, ``q2``, ``V1``, ``V2``, ``r``, ``c_b`` and the float
     ``gamma``.  For ``second_layer="rademacher"`` in the limit (``d=None``) every order
-    parameter is one number per point.  Otherwise (:func:`second_layer_atoms`: ``J``
+    parameter is one number per point.  Otherwise (:meth:`SecondLayer.atoms`: ``J``
     populations by :math:`|\xi|`, with the keys ``magnitudes`` and ``weights`` added) ``m``,
     ``theta``, ``psi_o``, ``q2``, ``V2`` have a trailing axis of length ``J`` and ``q1``,
     ``V1`` two (the :math:`J\times J` matrices :math:`Q_1, V_1`); ``r`` and ``c_b`` are those
@@ -787,7 +705,7 @@ def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
         for key, value in res.items():
             out[key][idx] = value
     out["gamma"] = gamma
-    if width is None and isinstance(second_layer, str) and second_layer == "rademacher":
+    if width is None and as_second_layer(second_layer).name == "rademacher":
         for key in ("m", "theta", "psi_o", "q2", "V2"):
             out[key] = out[key][..., 0]
         for key in ("q1", "V1"):
@@ -798,12 +716,12 @@ def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
 
 
 def large_step_risk(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
-                    second_layer="rademacher", d=None, model="network"):
+                    second_layer=DEFAULT, d=None, model="network"):
     r"""Asymptotic prediction risk of ridge on the features after one large step.
 
     The limit :math:`n, d, N\to\infty` with :math:`n/d = \psi_1` samples in each stage,
     :math:`N/d = \psi_2` neurons, step :math:`\eta = \tilde\eta\sqrt N` (``eta_scale``
-    :math:`=\tilde\eta`) from :math:`W_0` with a second layer :math:`a_i = \pm 1/\sqrt N`, then
+    :math:`=\tilde\eta`) from :math:`W_0` with the second layer ``second_layer``, then
     ridge :math:`\frac1n\|y-\Phi a\|^2 + \frac{\lambda}{N}\|a\|^2` on fresh data.  Computed
     from the spiked random-features model and its conditional Gaussian equivalent (Cui et
     al. 2024), with Marchenko-Pastur integrals (see the module docstring for the factors
@@ -829,16 +747,17 @@ def large_step_risk(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
         :math:`\tilde\eta = \eta/\sqrt N \ge 0`; broadcasts against ``lam``.
     noise : float
         Label-noise standard deviation in both stages (>= 0); the risk excludes it.
-    second_layer : "rademacher", "gaussian" or (magnitudes, weights)
-        :math:`a_i = \pm1/\sqrt N` (the spiked random-features model above);
-        :math:`a_i\sim N(0, 1/N)` (the paper's layer); or :math:`|\sqrt N a_i|` taking the
+    second_layer : "gaussian" (default), "rademacher", (magnitudes, weights) or SecondLayer
+        :math:`a_i\sim N(0, 1/N)` (the paper's layer, the default everywhere in
+        :mod:`helpers`); :math:`a_i = \pm1/\sqrt N` (the spiked random-features model above);
+        or :math:`|\sqrt N a_i|` taking the
         given magnitudes with the given probabilities, random signs.  With several
         magnitudes the neurons form populations by :math:`|\xi_i|`: population :math:`j`
         computes :math:`\sigma(\sqrt{1 + x_j^2(c_b-1)}\langle w_i, x\rangle + x_jrz_v)`, and
         the fixed point is block-structured over populations, with a generalised
         Marchenko-Pastur law (:class:`_Resolvent`; notes/gaussian_second_layer.md).  The
         Gaussian layer is the half-normal law of :math:`|\xi|` replaced by its
-        ``_HALF_NORMAL_ATOMS``-point Gauss rule (:func:`half_normal_rule`).
+        ``GAUSSIAN_RULE_ATOMS``-point Gauss rule (:mod:`helpers.second_layer`).
     d : int, optional
         ``None`` (default): the limit :math:`N\to\infty`.  An input dimension: the
         finite-width correction at :math:`N = \mathrm{round}(\psi_2 d)` of the readout's
