@@ -1,4 +1,10 @@
-"""The instructors page's run-time table: each page and how long it took to execute.
+"""Run times in the pages: the instructors page's table, and the landing page's summary.
+
+``{{ chapter_run_times }}`` (a MyST substitution): the range of the chapters' run times at the
+quick scale, from the latest run of each chapter in ``benchmarks/results/chapters_quick.json``
+(``make bench-chapters``), e.g. "8 to 50 seconds".
+
+The instructors page's run-time table: each page and how long it took to execute.
 
 myst-nb's ``{nb-exec-table}`` also lists build internals (modification time, execution
 method, the page's file name) and a status glyph that the book's font draws as an empty box.
@@ -8,7 +14,9 @@ this extension puts a plainer table maker in that place (same data, fewer column
 
 from __future__ import annotations
 
+import json
 import posixpath
+from pathlib import Path
 
 from docutils import nodes
 from myst_nb.ext import execution_tables
@@ -47,6 +55,32 @@ def make_run_time_table(parent_docname: str, metadata) -> nodes.table:
     return table
 
 
+TIMINGS = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "chapters_quick.json"
+
+
+def chapter_run_times(path: Path = TIMINGS) -> str:
+    """The range of the chapters' latest quick-scale run times, in words."""
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "(not measured yet: make bench-chapters)"
+    latest = {}
+    for entry in sorted(entries, key=lambda e: e.get("when", "")):
+        for row in entry.get("rows", []):
+            if row.get("status") == "ok" and row.get("chapter", "")[:1].isdigit():
+                latest[row["chapter"]] = float(row["seconds"])
+    if not latest:
+        return "(not measured yet: make bench-chapters)"
+    low, high = min(latest.values()), max(latest.values())
+    return f"{low:.0f} to {high:.0f} seconds"
+
+
+def _config_inited(app, config):
+    defined = dict(config.myst_substitutions or {})
+    config.myst_substitutions = {"chapter_run_times": chapter_run_times(), **defined}
+
+
 def setup(app):
+    app.connect("config-inited", _config_inited)
     execution_tables.make_stat_table = make_run_time_table
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -10,7 +10,11 @@ each in the light and the dark theme, and a full-page screenshot of each is save
 
 - the maths is typeset by the book's local MathJax, loaded once (every math element holds
   MathJax output, no MathJax error or undefined macro, no raw TeX delimiters in the text);
-- every image loads; no cell shows an error, a stderr stream or a warning; every internal
+- every image loads, and every image in the article has an alternative text that says what it
+  shows (not empty, not a file name, not the caption's first words); no console error or
+  uncaught exception, and no request leaves the local files (no CDN at read time; a first
+  visit with nothing in localStorage too);
+- no cell shows an error, a stderr stream or a warning; every internal
   link (file and #anchor) resolves; no MyST source leaks into the page;
 - at 420 px nothing overflows horizontally: the page is no wider than the screen, and every
   element that sticks out of the screen lies inside a container that scrolls sideways
@@ -177,6 +181,9 @@ async () => {
 _IMAGES = """
 () => Array.from(document.images).map(i => ({
   src: i.getAttribute("src") || "",
+  alt: i.getAttribute("alt"),
+  caption: ((i.closest("figure") || {}).querySelector
+            ? ((i.closest("figure").querySelector("figcaption") || {}).textContent || "") : ""),
   url: i.currentSrc || i.src,
   ok: i.complete && i.naturalWidth > 0,
   natural: i.naturalWidth,
@@ -282,6 +289,10 @@ _SCROLL_UNCUED = """
 """
 
 
+# Requests that stay on this machine: the page's own files, inline data and blobs.
+_LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:")
+
+
 @dataclass
 class View:
     """What one page showed at one width in one theme."""
@@ -292,6 +303,8 @@ class View:
     overflow: dict = field(default_factory=dict)
     eqno_overlaps: list = field(default_factory=list)
     scroll_uncued: list = field(default_factory=list)
+    console_errors: list = field(default_factory=list)
+    outside_requests: list = field(default_factory=list)
     theme: str = ""
     screenshot: Path | None = None
 
@@ -333,15 +346,23 @@ def views(browser) -> dict[tuple[str, int, str], View]:
     for old in SCREENSHOTS.glob("*.png"):
         old.unlink()
     out = {}
+    errors, outside = [], []          # of the page being loaded
     for width in (DESKTOP, PHONE):
         for theme in THEMES:
             context = _context(browser, width, theme)
             page = context.new_page()
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(f"uncaught: {e}"))
+            page.on("request", lambda r: None if r.url.startswith(_LOCAL_SCHEMES)
+                    else outside.append(r.url))
             for name in PAGES:
+                errors.clear()
+                outside.clear()
                 page.goto((SITE / name).as_uri(), wait_until="load")
                 probe = page.evaluate(_WAIT_MATHJAX)
                 page.wait_for_timeout(100)
-                view = View(probe=probe)
+                view = View(probe=probe, console_errors=list(errors),
+                            outside_requests=list(outside))
                 view.theme = page.evaluate("document.documentElement.dataset.theme || ''")
                 if theme == "light":
                     view.images = page.evaluate(_IMAGES)
@@ -516,6 +537,68 @@ def test_every_image_loads(views, page):
     assert not broken, f"{page}: images that did not load: {broken}"
     expected = len(_source(page).find_all("img"))
     assert len(images) >= expected, f"{page}: {len(images)} images, expected {expected}"
+
+
+# An alternative text that says nothing: empty, a file name or path, matplotlib's repr.
+_EMPTY_ALT = re.compile(r"^\s*$|\.(png|svg|jpe?g|gif)\s*$|^\.{0,2}/|^_images/|<Figure size",
+                        re.IGNORECASE)
+
+
+def alt_text_problem(alt: str | None, caption: str) -> str | None:
+    """Why ``alt`` does not describe its image (None when it does): empty, a file name, a
+    figure-size repr, or the caption's first words repeated."""
+    if alt is None or _EMPTY_ALT.search(alt):
+        return f"no description ({alt!r})"
+    words = lambda text: re.findall(r"\w+", text.lower())  # noqa: E731
+    head = words(caption)[:6]
+    if len(head) >= 4 and words(alt)[:len(head)] == head:
+        return f"repeats the caption's first words ({alt[:60]!r})"
+    return None
+
+
+def test_alt_text_rule():
+    assert alt_text_problem("../_images/ab12.png", "") is not None
+    assert alt_text_problem("", "") is not None
+    assert alt_text_problem("<Figure size 640x480 with 1 Axes>", "") is not None
+    assert alt_text_problem("Singular values of the first gradient, tanh student", (
+        "Singular values of the first gradient, tanh student and teacher")) is not None
+    assert alt_text_problem("Scatter plot of the overlap against psi1: markers on the curve.",
+                            "Squared overlap of the top singular vector") is None
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_image_has_alternative_text(views, page):
+    """WCAG 2.1 criterion 1.1.1: every image in the page says what it shows."""
+    images = [i for i in views[page, DESKTOP, "light"].images if i["inArticle"]]
+    bad = [(i["src"], why) for i in images
+           if (why := alt_text_problem(i["alt"], i["caption"] or ""))]
+    assert not bad, f"{page}: images without a meaningful alternative text: {bad}"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_console_error_and_no_request_off_the_machine(views, page):
+    """No page logs a console error or an uncaught exception, at either width or theme, and no
+    page asks for anything but its own files (the book reads offline: no CDN at read time)."""
+    for width in (DESKTOP, PHONE):
+        for theme in THEMES:
+            view = views[page, width, theme]
+            assert not view.console_errors, f"{page} ({width} px, {theme}): {view.console_errors}"
+            assert not view.outside_requests, (
+                f"{page} ({width} px, {theme}): requests off the machine: "
+                f"{view.outside_requests}")
+
+
+def test_a_first_visit_logs_no_console_error(browser):
+    """A reader's first visit (nothing in localStorage: the theme starts from its default)."""
+    context = browser.new_context(viewport={"width": DESKTOP, "height": 900})
+    page = context.new_page()
+    errors = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(f"uncaught: {e}"))
+    page.goto((SITE / "intro.html").as_uri(), wait_until="load")
+    page.wait_for_timeout(200)
+    context.close()
+    assert not errors, errors
 
 
 def _figure_file(page: str, image: dict) -> Path | None:
