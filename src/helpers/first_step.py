@@ -210,8 +210,8 @@ def run_first_step(student, teacher, *, d, psi1, psi2, eta, noise=0.0, seed=0,
         Label-noise standard deviation.
     seed : int, numpy.random.SeedSequence or numpy.random.Generator
     second_layer : "gaussian" (default), "rademacher", (magnitudes, weights) or SecondLayer
-        :mod:`helpers.second_layer`.
-        See :func:`helpers.init_student`.
+        The law of :math:`\sqrt N a_i` (:mod:`helpers.second_layer`, drawn by
+        :func:`helpers.init_student`).
     initial_output : bool
         See :func:`first_step_gradient`.
     """

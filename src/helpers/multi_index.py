@@ -246,8 +246,8 @@ def first_step_problem(d: int, n: int, N: int, g, *, eta: float, k: int = 1,
         Number of teacher directions (at most ``d``).
     student : str, callable or Activation
     second_layer : "gaussian" (default), "rademacher", (magnitudes, weights) or SecondLayer
-        :mod:`helpers.second_layer`.
-        See :func:`helpers.data.init_student`.
+        The law of :math:`\sqrt N a_i` (:mod:`helpers.second_layer`, drawn by
+        :func:`helpers.data.init_student`).
     noise : float
         Label-noise standard deviation.
     streams : mapping of str to numpy.random.Generator

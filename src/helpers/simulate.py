@@ -131,9 +131,9 @@ def simulate_one_step(student, teacher, *, d, psi1, psi2, lam, eta, noise=0.0, s
         features, in float32 (the step and the ridge solves stay float64; the draws are the
         same); ``benchmarks/`` measures its speed and its effect on the risk.
     second_layer : "gaussian" (default), "rademacher", (magnitudes, weights) or SecondLayer
-        :mod:`helpers.second_layer`.
-        :math:`a_i \sim N(0, 1/N)`, or :math:`a_i = \mathrm{sign}(g_i)/\sqrt N` with the
-        same Gaussian draws :math:`g_i` (see :func:`helpers.init_student`).
+        The law of :math:`\sqrt N a_i` (:mod:`helpers.second_layer`): by default
+        :math:`a_i \sim N(0, 1/N)`; ``"rademacher"`` is :math:`\mathrm{sign}(g_i)/\sqrt N`
+        with the same Gaussian draws :math:`g_i` (see :func:`helpers.init_student`).
 
     Returns
     -------
@@ -196,7 +196,6 @@ def simulate_etas(student, teacher, *, d, psi1, psi2, lam, etas, noise=0.0, seed
     chunk : int
         Test points per block (as in :func:`helpers.prediction_risk`).
     second_layer : "gaussian" (default), "rademacher", (magnitudes, weights) or SecondLayer
-        :mod:`helpers.second_layer`.
         As in :func:`simulate_one_step` (the same draws for both).
     initial_output : bool
         ``False`` steps with the residual :math:`y` instead of :math:`y - f_0(x)`

@@ -125,7 +125,7 @@ def run_steps(teacher, *, d: int, psi1: float, psi2: float, eta: float, k: int =
         Steps of the fresh and reused protocols (>= 2).
     student : str, callable or Activation
     second_layer : "gaussian" (default), "rademacher", (magnitudes, weights) or SecondLayer
-        :mod:`helpers.second_layer`.
+        The law of :math:`\sqrt N a_i` (:mod:`helpers.second_layer`).
     lam : float or sequence, optional
         Ridge penalties for the readout risk (ridge on ``n`` fresh samples, then
         :func:`helpers.risk.prediction_risk`); None skips the risk.
@@ -236,7 +236,7 @@ def second_step_spectra(teacher, *, d: int, psi1: float, psi2: float, eta1: floa
         Learning rates (>= 0) of the two steps in the book's scaling.
     student : str, callable or Activation
     second_layer : "gaussian" (default), "rademacher", (magnitudes, weights) or SecondLayer
-        :mod:`helpers.second_layer`.
+        The law of :math:`\sqrt N a_i` (:mod:`helpers.second_layer`).
     top : int
         How many singular values to return per matrix.
     seed : int or sequence of int

@@ -677,7 +677,8 @@ def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
     width = None if d is None else max(1, round(psi2 * check_positive("d", d, integer=True)))
     if model not in FINITE_WIDTH_MODELS:
         raise ValueError(f"model must be one of {FINITE_WIDTH_MODELS}; got {model!r}")
-    mags, weights = second_layer_atoms(second_layer)
+    layer = as_second_layer(second_layer)
+    mags, weights = layer.atoms()
     mags, weights = mags[weights > 0], weights[weights > 0]
     atoms = tuple(mags.tolist()), tuple(weights.tolist())
     etas = np.unique(eta_b)
@@ -705,7 +706,7 @@ def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
         for key, value in res.items():
             out[key][idx] = value
     out["gamma"] = gamma
-    if width is None and as_second_layer(second_layer).name == "rademacher":
+    if width is None and layer.name == "rademacher":
         for key in ("m", "theta", "psi_o", "q2", "V2"):
             out[key] = out[key][..., 0]
         for key in ("q1", "V1"):
