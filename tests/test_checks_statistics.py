@@ -96,3 +96,17 @@ def test_pooled_paired_and_ratio_refuse_bad_input(call, match):
     import helpers.checks as c
     with pytest.raises(ValueError, match=match):
         call(c)
+
+
+def test_mean_of_estimates_is_the_mean_with_quadrature_se():
+    from helpers.checks import mean_of_estimates
+
+    mean, se = mean_of_estimates([1.0, 2.0, 6.0], [0.1, 0.2, 0.2])
+    assert mean == pytest.approx(3.0) and se == pytest.approx(0.3 / 3)
+    # the se of the mean of independent draws, by simulation
+    rng = np.random.default_rng(1)
+    sds = np.array([0.5, 1.0, 2.0])
+    means = (rng.standard_normal((20000, 3)) * sds).mean(axis=1)
+    assert mean_of_estimates([0, 0, 0], sds)[1] == pytest.approx(means.std(), rel=0.03)
+    with pytest.raises(ValueError, match="one shape"):
+        mean_of_estimates([1.0, 2.0], [0.1])

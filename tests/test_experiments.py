@@ -101,3 +101,28 @@ def test_scale_switch(monkeypatch):
         scale()
     with pytest.raises(ValueError, match="name must be 'quick' or 'paper'"):
         scale("big")
+
+
+def test_paired_gain_is_the_mean_of_run_by_run_differences():
+    from helpers.experiments import paired_gain
+
+    def run(seed, x):
+        rng = np.random.default_rng(seed)
+        shared = rng.standard_normal()  # the draw both levels share
+        return [{"eta": e, "risk": 1.0 + shared - 0.1 * e * x + 0.01 * rng.standard_normal()}
+                for e in (0.0, 1.0, 2.0)]
+
+    table, raw = sweep(run, {"x": [1.0, 2.0]}, runs=6, by=("eta",), n_jobs=1, return_raw=True)
+    gain = paired_gain(raw, "eta", 0.0)
+    assert list(gain.columns) == ["x", "eta", "gain", "gain_se", "runs"]
+    for _, row in gain.iterrows():
+        runs = raw[raw.x == row.x].pivot(index="run", columns="eta", values="risk")
+        diff = runs[0.0] - runs[row.eta]
+        assert row.gain == pytest.approx(diff.mean()) and row.gain_se == pytest.approx(diff.sem())
+        assert row.gain == pytest.approx(0.1 * row.eta * row.x, abs=0.05)
+        assert row.gain_se < 0.02  # the shared draw cancels: paired, not independent
+    assert (table.risk_se > 3 * gain.gain_se.max()).all()  # unpaired: the shared draw's spread
+    with pytest.raises(ValueError, match="no run has eta == 5"):
+        paired_gain(raw, "eta", 5.0)
+    with pytest.raises(ValueError, match="columns 'loss'"):
+        paired_gain(raw, "eta", 0.0, value="loss")

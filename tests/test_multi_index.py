@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from helpers import features, first_step_gradient, get_activation, init_student, ridge_path
+from helpers import multi_index as mi
 from helpers.data import sample_data, spawn_streams
 from helpers.first_step import empirical_loss, run_first_step
 from helpers.multi_index import (
@@ -269,3 +270,19 @@ def test_first_step_problem_errors_name_the_parameter():
         with pytest.raises(ValueError, match=message):
             first_step_problem(args.pop("d"), args.pop("n"), args.pop("N"), args.pop("g"),
                                **args)
+
+
+def test_named_links_are_their_formulas():
+    rng = np.random.default_rng(0)
+    Z = rng.standard_normal((50, 3))
+    z1, z2, z3 = Z.T
+    np.testing.assert_array_equal(mi.product(Z[:, :2]), z1 * z2)
+    np.testing.assert_allclose(mi.product(Z), z1 * z2 * z3, rtol=1e-15)
+    np.testing.assert_array_equal(mi.parity(Z), np.sign(z1 * z2 * z3))
+    np.testing.assert_array_equal(mi.staircase(Z[:, :2]), z1 + z1 * z2)
+    np.testing.assert_array_equal(mi.staircase(Z), z1 + z1 * z2 + z2 * z3)
+    for link in (mi.product, mi.parity, mi.staircase):
+        with pytest.raises(ValueError, match="k >= 2"):
+            link(Z[:, :1])
+        with pytest.raises(ValueError, match="Z must be"):
+            link(z1)

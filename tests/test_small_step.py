@@ -5,6 +5,7 @@ The student-teacher pair of the statistical checks (erf student, tanh teacher) i
 in the chapter.
 """
 
+import math
 import warnings
 
 import numpy as np
@@ -268,6 +269,20 @@ def test_simulate_etas_equals_simulate_one_step():
     chunked = simulate_etas(**PAIR, lam=[1e-3, 1e-1], etas=[0.0, 2.0], chunk=128, **kw)
     np.testing.assert_allclose([r["risk"] for r in chunked], [r["risk"] for r in rows],
                                rtol=1e-12)
+
+
+def test_simulate_etas_takes_the_large_step_scale():
+    kw = dict(d=40, psi1=2.0, psi2=1.5, lam=1e-2, seed=4, n_test=500)
+    N = round(1.5 * 40)
+    scaled = simulate_etas(**PAIR, eta_scales=[0.0, 0.5], **kw)
+    plain = simulate_etas(**PAIR, etas=[0.0, 0.5 * math.sqrt(N)], **kw)
+    assert [r["eta_scale"] for r in scaled] == [0.0, 0.5] and "eta" not in scaled[0]
+    assert [r["risk"] for r in scaled] == [r["risk"] for r in plain]  # the same arithmetic
+    for both in (dict(), dict(etas=[1.0], eta_scales=[1.0])):
+        with pytest.raises(ValueError, match="exactly one of etas"):
+            simulate_etas(**PAIR, **both, **kw)
+    with pytest.raises(ValueError, match="eta_scale"):
+        simulate_etas(**PAIR, eta_scales=[-1.0], **kw)
 
 
 def test_simulate_etas_passes_the_second_layer():

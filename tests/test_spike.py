@@ -193,3 +193,19 @@ def test_even_student_gradient_has_no_rank_one_part():
 def test_spectra_validation(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_top_singular_matches_the_svd_of_the_centred_matrix():
+    rng = np.random.default_rng(3)
+    F = rng.standard_normal((60, 12)) + np.linspace(0, 3, 12)  # columns with nonzero means
+    s, U = spectra.top_singular(F, 3)
+    U_ref, s_ref, _ = np.linalg.svd(F - F.mean(axis=0), full_matrices=False)
+    np.testing.assert_allclose(s, s_ref[:3], rtol=1e-10)
+    np.testing.assert_allclose(np.abs(np.sum(U * U_ref[:, :3], axis=0)), 1.0, rtol=1e-10)
+    s32, _ = spectra.top_singular(F.astype(np.float32), 1)
+    assert s32.dtype == np.float32 and s32[0] == pytest.approx(s_ref[0], rel=1e-5)
+    for r in (0, 13):
+        with pytest.raises(ValueError, match="r must"):
+            spectra.top_singular(F, r)
+    with pytest.raises(ValueError, match="2-d float"):
+        spectra.top_singular(F[0], 1)

@@ -43,7 +43,7 @@ _NAMES = {
     "prediction_risk": "risk",
     "OneStepResult": "simulate", "simulate_one_step": "simulate",
     "simulate_etas": "simulate", "same_data_risks": "simulate",
-    "sweep": "experiments",
+    "sweep": "experiments", "paired_gain": "experiments",
     "SecondLayer": "second_layer", "as_second_layer": "second_layer",
 }
 

@@ -37,7 +37,7 @@ from ._validation import check_integer
 from .config import scale as active_scale
 from .config import show_progress
 
-__all__ = ["grid_points", "sweep", "summarise"]
+__all__ = ["grid_points", "sweep", "summarise", "paired_gain"]
 
 
 def grid_points(grid: Mapping[str, Sequence]) -> list[dict]:
@@ -82,6 +82,35 @@ def summarise(raw: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
         out[f"{m}_se"] = sem[m]
     out["runs"] = g["run"].nunique()
     return out.reset_index(drop=not keys)
+
+
+def paired_gain(raw: pd.DataFrame, over: str, baseline, *, value: str = "risk",
+                name: str = "gain") -> pd.DataFrame:
+    """Paired gains of a sweep's runs: ``value`` at ``over == baseline`` minus ``value``.
+
+    ``raw`` is the table of runs of :func:`sweep` (``return_raw=True``) with one metric
+    column ``value``: every other column but ``run`` labels the rows.  Within each run and
+    setting the gain at each other level of ``over`` is the baseline's ``value`` minus its
+    own, on the same draws; the gains are then averaged like :func:`sweep` (``<name>``,
+    ``<name>_se`` and ``runs``).  For example the gain of a step over random features:
+    ``paired_gain(raw, "eta", 0.0)``.
+    """
+    if not isinstance(raw, pd.DataFrame) or not {value, over, "run"} <= set(raw.columns):
+        raise ValueError(f"raw must be a table of runs with the columns {value!r}, {over!r} "
+                         f"and 'run'")
+    keys = [c for c in raw.columns if c not in (value, over, "run")]
+    at_base = raw[over] == baseline
+    if not at_base.any():
+        raise ValueError(f"no run has {over} == {baseline!r}; the levels are "
+                         f"{sorted(raw[over].unique().tolist())}")
+    base = raw[at_base].set_index([*keys, "run"])[value]
+    rest = raw[~at_base]
+    index = pd.MultiIndex.from_frame(rest[[*keys, "run"]])
+    gains = rest[[*keys, over, "run"]].assign(
+        **{name: base.reindex(index).to_numpy() - rest[value].to_numpy()})
+    if gains[name].isna().any():
+        raise ValueError(f"some runs have no baseline row ({over} == {baseline!r})")
+    return summarise(gains, [name])
 
 
 def _run_one(run, point: dict, replicate: int, seed: np.random.SeedSequence) -> list[dict]:

@@ -1,4 +1,4 @@
-r"""What is new in chapter 6: multi-index directions, several steps, overlaps, Hermite alignment.
+r"""k-index teachers: their directions and links, several steps, overlaps, Hermite alignment.
 
 A *k-index* teacher depends on the input only through :math:`k` directions,
 
@@ -19,6 +19,8 @@ Functions
 ---------
 sample_directions     orthonormal teacher directions B (d x k)
 single_index          the link of a single-index teacher, g(Z) = link(Z[:, 0])
+product, parity       z_1 z_2 ... z_k and its sign (links of chapters 6 and 7)
+staircase             z_1 + z_1 z_2 + z_2 z_3 + ... + z_{k-1} z_k
 remove_linear_part    labels minus their empirical mean and linear fit
 first_step_problem    draw a k-index problem from named streams and take the first step
 gradient_steps        several steps on fresh batches; returns W_0, ..., W_T
@@ -45,6 +47,9 @@ __all__ = [
     "sample_directions",
     "first_step_problem",
     "single_index",
+    "product",
+    "parity",
+    "staircase",
     "remove_linear_part",
     "gradient_steps",
     "direction_overlaps",
@@ -85,6 +90,37 @@ def single_index(link) -> Callable:
 
     g.__name__ = f"single_index({getattr(link, '__name__', 'link')})"
     return g
+
+
+def _columns(Z, least: int) -> np.ndarray:
+    Z = np.asarray(Z, dtype=float)
+    if Z.ndim != 2 or Z.shape[1] < least:
+        raise ValueError(f"Z must be an (n, k) array with k >= {least}; got shape {Z.shape}")
+    return Z
+
+
+def product(Z) -> np.ndarray:
+    r"""The link :math:`g(z) = z_1 z_2 \cdots z_k` over the k columns of ``Z`` (k >= 2)."""
+    return np.prod(_columns(Z, 2), axis=1)
+
+
+def parity(Z) -> np.ndarray:
+    r"""The sparse parity :math:`g(z) = \mathrm{sign}(z_1 z_2 \cdots z_k)` (k >= 2)."""
+    return np.sign(product(Z))
+
+
+def staircase(Z) -> np.ndarray:
+    r"""The link :math:`g(z) = z_1 + z_1 z_2 + z_2 z_3 + \dots + z_{k-1} z_k` (k >= 2).
+
+    Each term shares one direction with the one before it and adds one new direction, so
+    a direction learnt opens the next: a staircase in the sense of Abbe et al. (2022), in
+    this chain form.
+    """
+    Z = _columns(Z, 2)
+    out = Z[:, 0]
+    for j in range(1, Z.shape[1]):
+        out = out + Z[:, j - 1] * Z[:, j]
+    return out
 
 
 def remove_linear_part(X, y):

@@ -178,8 +178,8 @@ def risks_over_steps(fs: FirstStep, Xr, yr, test_blocks, etas, lambdas, student,
     return np.array([risk_from_errors(err)[0] for err in errors])
 
 
-def simulate_etas(student, teacher, *, d, psi1, psi2, lam, etas, noise=0.0, seed=0,
-                  n_test=None, chunk: int = TEST_BLOCK,
+def simulate_etas(student, teacher, *, d, psi1, psi2, lam, etas=None, eta_scales=None,
+                  noise=0.0, seed=0, n_test=None, chunk: int = TEST_BLOCK,
                   second_layer=DEFAULT, initial_output=True) -> list[dict]:
     r"""Real-feature risk for several learning rates on shared data, one gradient.
 
@@ -191,6 +191,9 @@ def simulate_etas(student, teacher, *, d, psi1, psi2, lam, etas, noise=0.0, seed
     ----------
     etas : sequence of float
         Learning rates (>= 0).
+    eta_scales : sequence of float, optional
+        Instead of ``etas``: the large-step scale :math:`\tilde\eta = \eta/\sqrt N` (>= 0),
+        the ``eta_scale`` of :func:`helpers.theory.large_step_risk`.  Give one of the two.
     lam : float or sequence of float
         Penalties (> 0).
     chunk : int
@@ -205,10 +208,16 @@ def simulate_etas(student, teacher, *, d, psi1, psi2, lam, etas, noise=0.0, seed
     Returns
     -------
     list of dict
-        One dict per (eta, lam) with keys ``eta``, ``lam``, ``risk``.
+        One dict per (eta, lam) with keys ``eta``, ``lam``, ``risk`` (``eta_scale`` in place
+        of ``eta`` when ``eta_scales`` is given): ready for :func:`helpers.sweep`.
     """
     d, n, N, lambdas, n_test = _check_run(d, psi1, psi2, lam=lam, noise=noise, n_test=n_test)
-    etas = [float(check_nonnegative("eta", float(e))) for e in np.atleast_1d(etas)]
+    if (etas is None) == (eta_scales is None):
+        raise ValueError("give exactly one of etas (the learning rates) and eta_scales "
+                         "(eta / sqrt(N))")
+    key, values = ("eta", etas) if eta_scales is None else ("eta_scale", eta_scales)
+    values = [float(check_nonnegative(key, float(e))) for e in np.atleast_1d(values)]
+    etas = values if eta_scales is None else [e * math.sqrt(N) for e in values]
     check_positive("chunk", chunk, integer=True)
     student, teacher = as_student(student), as_teacher(teacher)
     streams = spawn_streams(seed)
@@ -218,8 +227,8 @@ def simulate_etas(student, teacher, *, d, psi1, psi2, lam, etas, noise=0.0, seed
     Xr, yr = sample_data(n, fs.beta, teacher, noise=noise, rng=streams["ridge"])
     blocks = normal_blocks(streams["test"], n_test, d, block=chunk)
     risk = risks_over_steps(fs, Xr, yr, blocks, etas, lambdas, student, teacher)
-    return [dict(eta=eta, lam=float(lv), risk=float(rv))
-            for eta, row in zip(etas, risk, strict=True)
+    return [{key: value, "lam": float(lv), "risk": float(rv)}
+            for value, row in zip(values, risk, strict=True)
             for lv, rv in zip(lambdas, row, strict=True)]
 
 

@@ -26,6 +26,7 @@ from .settings import (
 from .statistics import (
     Family,
     log_mean_ratio,
+    mean_of_estimates,
     measured_allowance,
     paired_difference,
     pooled_mean,
@@ -34,7 +35,7 @@ from .statistics import (
 
 __all__ = [
     "STRICT_ENV", "BOOK_SETTINGS", "ByScale", "chapter", "setting", "changed", "claims",
-    "strict", "SettingChanged", "Family", "welch_dof", "measured_allowance", "pooled_mean",
-    "paired_difference", "log_mean_ratio", "FLOAT_MARGIN",
+    "strict", "SettingChanged", "Family", "welch_dof", "measured_allowance", "mean_of_estimates",
+    "pooled_mean", "paired_difference", "log_mean_ratio", "FLOAT_MARGIN",
     "threshold_margin", "argmin_margin",
 ]

@@ -18,6 +18,10 @@ Family               a Bonferroni family of t (and chi-square) tests that counts
 welch_dof            Satterthwaite's degrees of freedom of a sum of independent variances
 measured_allowance   |mean| + its 99.5% t quantile x se: a finite-size allowance measured
                      from runs outside the check
+mean_of_estimates    the plain mean of independent estimates and its standard error
+pooled_mean          their inverse-variance weighted mean
+paired_difference    mean, se and dof of paired differences (runs that share their draws)
+log_mean_ratio       log of a ratio of paired means, by the delta method
 """
 
 from __future__ import annotations
@@ -27,8 +31,8 @@ import math
 import numpy as np
 from scipy import stats
 
-__all__ = ["Family", "welch_dof", "measured_allowance", "pooled_mean", "paired_difference",
-           "log_mean_ratio"]
+__all__ = ["Family", "welch_dof", "measured_allowance", "mean_of_estimates", "pooled_mean",
+           "paired_difference", "log_mean_ratio"]
 
 
 def welch_dof(var, dof) -> float:
@@ -55,6 +59,21 @@ def measured_allowance(mean, se, dof):
     0.0458
     """
     return np.abs(mean) + stats.t.ppf(0.995, dof) * np.asarray(se, dtype=float)
+
+
+def mean_of_estimates(values, se):
+    r"""The plain mean of :math:`k` independent estimates and its standard error,
+    :math:`\bar x = \frac1k\sum_i x_i` and :math:`\frac1k(\sum_i \mathrm{se}_i^2)^{1/2}`
+    (for example a curve's error against its theory, averaged over its points).
+
+    >>> mean_of_estimates([1.0, 3.0], [0.3, 0.4])
+    (2.0, 0.25)
+    """
+    values, se = np.asarray(values, dtype=float), np.asarray(se, dtype=float)
+    if values.size == 0 or values.shape != se.shape or np.any(se < 0):
+        raise ValueError("values and se must be non-empty, of one shape, se >= 0; got "
+                         f"{values.shape} and {se.shape}")
+    return float(values.mean()), float(np.sqrt(np.sum(se**2)) / values.size)
 
 
 def pooled_mean(values, se):
