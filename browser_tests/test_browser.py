@@ -49,6 +49,7 @@ from functools import cache
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import numpy as np
 import pytest
 import yaml
 from bs4 import BeautifulSoup
@@ -446,6 +447,28 @@ def test_no_code_toggle_above_the_landing_figure():
     assert not before, f"code toggles above the landing figure: {before}"
 
 
+@pytest.mark.parametrize("width", [DESKTOP, PHONE])
+def test_the_start_box_is_above_the_fold(browser, width):
+    """The landing page's first screen (900 px high) holds the whole 'Start here' box: what
+    the book is, for whom, where to start, the run times and how to run it."""
+    context = _context(browser, width, "light")
+    page = context.new_page()
+    page.goto((SITE / "intro.html").as_uri(), wait_until="load")
+    page.evaluate(_WAIT_MATHJAX)
+    box = page.evaluate("""() => {
+      const b = document.querySelector("article .book-start");
+      if (!b) return null;
+      const r = b.getBoundingClientRect();
+      return {top: r.top + window.scrollY, bottom: r.bottom + window.scrollY,
+              text: b.textContent};
+    }""")
+    context.close()
+    assert box is not None, "the landing page has no 'Start here' box (class book-start)"
+    for part in ("What it is", "For whom", "Start", "seconds", "Binder"):
+        assert part in box["text"], f"the start box does not say {part!r}"
+    assert box["bottom"] <= 900, f"{width} px: the start box ends at {box['bottom']:.0f} px"
+
+
 def _cited_repositories():
     """GitHub repositories the bibliography cites as sources (other papers' code)."""
     bib = (ROOT / "references.bib").read_text()
@@ -832,3 +855,118 @@ def test_the_results_page_links_every_result():
                 title = box.select_one(".admonition-title").get_text(" ", strip=True)
                 missing.append((page, title[:60], sorted(ids)))
     assert not missing, f"result boxes not on the results page: {missing}"
+
+
+# --------------------------------------------------------------------------- explorers
+# Each explorer (helpers.explorers) is moved as a reader would move it (a dropdown chosen, a
+# slider's handle pushed with the arrow keys) and the curves the page then draws are read back
+# from its Bokeh document and compared with the theory at that setting, computed here.
+
+# The data of a named Bokeh model of the page (every explorer is a document of its own).
+_MODEL_DATA = """
+(name) => {
+  for (const doc of Bokeh.documents) {
+    const m = doc.get_model_by_name(name);
+    if (m) return Object.fromEntries([...Object.keys(m.data)].map(
+        k => [k, Array.from(m.data[k])]));
+  }
+  return null;
+}
+"""
+
+
+def _explorer_page(browser, page: str, explorer: str):
+    context = _context(browser, DESKTOP, "light")
+    tab = context.new_page()
+    requests = []
+    tab.on("request", lambda r: requests.append(r.url))
+    tab.goto((SITE / page).as_uri(), wait_until="load")
+    tab.wait_for_function("() => window.Bokeh && Bokeh.documents.length > 0")
+    root = tab.locator(f"#explorer-{explorer}")
+    root.scroll_into_view_if_needed()
+    return context, tab, root, requests
+
+
+def _push_slider(root, index: int, steps: int) -> None:
+    handle = root.locator(".noUi-handle").nth(index)
+    handle.focus()
+    for _ in range(abs(steps)):
+        handle.press("ArrowRight" if steps > 0 else "ArrowLeft")
+
+
+def _read(tab, name: str) -> dict:
+    data = tab.evaluate(_MODEL_DATA, name)
+    assert data is not None, f"no model {name!r} in the page"
+    return data
+
+
+def _moved(tab, root, requests, name, move) -> tuple[dict, dict]:
+    before = _read(tab, name)
+    move(root)
+    after = _read(tab, name)
+    outside = [u for u in requests if not u.startswith(_LOCAL_SCHEMES)]
+    assert not outside, f"requests off the machine: {outside}"
+    return before, after
+
+
+def test_the_spike_explorer_draws_the_limit_at_the_chosen_setting(browser):
+    from helpers import theory
+
+    context, tab, root, requests = _explorer_page(browser, "chapters/02_spike.html",
+                                                  "spike-alignment")
+
+    def move(root):
+        root.locator("select").first.select_option(label="relu")
+        _push_slider(root, 0, 5)   # noise 0 -> 0.5
+
+    before, after = _moved(tab, root, requests, "spike-alignment/limit", move)
+    context.close()
+    expected = [theory.spike_alignment("relu", psi1=x, noise=0.5) for x in after["x"]]
+    assert after["y"] != before["y"]
+    np.testing.assert_allclose(after["y"], expected, rtol=1e-9)
+
+
+def test_the_regimes_explorer_draws_both_theories_at_the_chosen_setting(browser):
+    from helpers import theory
+
+    context, tab, root, requests = _explorer_page(browser, "chapters/05_exact_large_step.html",
+                                                  "both-regimes")
+
+    def move(root):
+        root.locator("select").first.select_option(label="erf / erf")
+        _push_slider(root, 0, 2)    # psi1 2 -> 8
+        _push_slider(root, 1, 1)    # psi2 1 -> 2
+
+    before, after = _moved(tab, root, requests, "both-regimes/large", move)
+    floor = _read(tab, "both-regimes/floor")
+    tau = _read(tab, "both-regimes/tau")
+    context.close()
+    expected = theory.large_step_risk("erf", "erf", psi1=8.0, psi2=2.0, lam=0.1,
+                                      eta_scale=np.array(after["x"]), second_layer="rademacher")
+    assert after["y"] != before["y"]
+    np.testing.assert_allclose(after["y"], expected, rtol=1e-9)
+    np.testing.assert_allclose(floor["y"], theory.kernel_lower_bound("erf"), rtol=1e-12)
+    np.testing.assert_allclose(tau["y"], theory.tau_star("erf", "erf")[0], atol=1e-12)
+
+
+def test_the_map_explorer_draws_the_map_at_the_chosen_setting(browser):
+    from helpers import theory
+
+    context, tab, root, requests = _explorer_page(browser, "chapters/05_exact_large_step.html",
+                                                  "floor-map")
+
+    def move(root):
+        root.locator("select").first.select_option(index=1)   # the Gaussian layer
+        _push_slider(root, 0, 1)                              # psi2 0.5 -> 1
+
+    before, after = _moved(tab, root, requests, "floor-map/cells", move)
+    context.close()
+    floor = theory.kernel_lower_bound("tanh")
+    etas = sorted({float(x) for x in after["x"]})
+    expected = np.concatenate([
+        theory.large_step_risk("tanh", "tanh", psi1=float(p), psi2=1.0, lam=0.1,
+                               eta_scale=np.array(etas), second_layer="gaussian") / floor
+        for p in dict.fromkeys(after["y"])])
+    assert after["value"] != before["value"]
+    np.testing.assert_allclose(after["value"], expected, rtol=1e-9)
+    assert after["edge"] == [1.0 if v < 1 else 0.0 for v in after["value"]]

@@ -10,8 +10,9 @@ The modules follow the data path, one concept each::
 :mod:`~helpers.spectra` measures matrices, :mod:`~helpers.quadrature` holds the Gaussian
 integrals, and :mod:`~helpers.theory` computes the limits
 beside them (it imports no simulation module).  :mod:`~helpers.config`,
-:mod:`~helpers.plotting`, :mod:`~helpers.tables` and :mod:`~helpers.training` serve the
-chapters; :mod:`~helpers.multi_index` carries chapter 6 (k-index teachers, several steps) and
+:mod:`~helpers.plotting`, :mod:`~helpers.explorers` (figures a reader drives in the page),
+:mod:`~helpers.tables` and :mod:`~helpers.training` serve the chapters;
+:mod:`~helpers.multi_index` carries chapter 6 (k-index teachers, several steps) and
 :mod:`~helpers.two_steps` chapter 7 (fresh or reused batches); :mod:`~helpers.checks` holds
 every hidden check's tools: the book's setting of each chapter (so a reader can change it
 without the checks stopping the notebook), Student t bands in Bonferroni families, and how far
@@ -24,8 +25,8 @@ from __future__ import annotations
 import importlib
 
 _SUBMODULES = (
-    "activations", "checks", "config", "data", "experiments", "feature_maps", "first_step",
-    "kernels", "multi_index", "plotting", "quadrature", "ridge", "risk", "simulate",
+    "activations", "checks", "config", "data", "experiments", "explorers", "feature_maps",
+    "first_step", "kernels", "multi_index", "plotting", "quadrature", "ridge", "risk", "simulate",
     "second_layer", "spectra", "tables", "theory", "training", "two_steps",
 )
 
