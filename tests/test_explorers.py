@@ -68,6 +68,7 @@ def test_the_map_explorer_colours_labels_and_outlines_each_cell():
         map_explorer("m", [Control("s", (0,))], lambda s: np.zeros((1, 1)), x_values=[1],
                      y_values=[1], x_label="x", y_label="y", description="d")
     assert "map-demo/cells" in ex.html
+    assert '"field":"ink"' in ex.html and '"field":"edge"' in ex.html  # per cell, not constants
 
 
 @pytest.mark.parametrize("kwargs, message", [

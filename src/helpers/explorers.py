@@ -385,7 +385,7 @@ def map_explorer(name: str, controls: Sequence[Control], compute: Callable, *,
     fig.rect("x", "y", 1, 1, source=source, fill_color={"field": "value", "transform": mapper},
              line_color="black", line_alpha="edge", line_width=3)
     fig.text("x", "y", text="label", source=source, text_align="center",
-             text_baseline="middle", text_font_size="12px", text_color="ink")
+             text_baseline="middle", text_font_size="12px", text_color={"field": "ink"})
     fig.grid.visible = False
     _style(fig)
     widgets = _widgets(name, controls)
