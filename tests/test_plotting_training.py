@@ -109,3 +109,13 @@ def test_neuron_movement_matches_simulation():
     assert ratio.mean() == pytest.approx(theory, rel=0.05)
     with pytest.raises(ValueError, match="psi1 must be"):
         neuron_movement("tanh", "tanh", psi1=0)
+
+
+def test_simulated_ticks_keep_every_value_or_every_other():
+    from helpers.plotting import simulated_ticks
+
+    assert simulated_ticks([1, 2, 4]) == [1, 2, 4]
+    assert simulated_ticks([1, 2, 3, 4, 5]) == [1, 3, 5]
+    assert simulated_ticks((1, 2, 3), most=2) == [1, 3]
+    with pytest.raises(ValueError, match="most"):
+        simulated_ticks([1, 2], most=0)

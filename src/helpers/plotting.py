@@ -14,7 +14,8 @@ import numpy as np
 from ._validation import check_integer
 
 __all__ = ["STYLE_PATH", "use_book_style", "plot_simulation", "plot_theory", "plot_bound",
-           "log_axis", "subplots", "panel_labels", "region_outline", "MIN_FONT_PT",
+           "log_axis", "simulated_ticks", "subplots", "panel_labels", "region_outline",
+           "MIN_FONT_PT",
            "MAX_WIDTH_IN"]
 
 STYLE_PATH = str(resources.files("helpers") / "book.mplstyle")
@@ -65,6 +66,18 @@ def log_axis(ax, ticks, *, axis: str = "x"):
     target.set_minor_formatter(NullFormatter())
     (ax.set_xticklabels if axis == "x" else ax.set_yticklabels)([f"{t:g}" for t in ticks])
     return ax
+
+
+def simulated_ticks(values, most: int = 4) -> list:
+    """Ticks at the simulated values: all of them, or every other one when there are more
+    than ``most`` (so that the labels do not run into each other).
+
+    >>> simulated_ticks([0.5, 1, 2, 4, 8, 16])
+    [0.5, 2, 8]
+    """
+    values = list(values)
+    check_integer("most", most, minimum=1)
+    return values if len(values) <= most else values[::2]
 
 
 def region_outline(ax, inside, **kwargs):
