@@ -8,15 +8,16 @@ copies it into the build and adds it to the pages that hold an explorer), so no 
 leaves the site.
 
 An explorer also carries a static figure of its first setting (a PNG drawn with matplotlib
-from the same numbers): the PDF shows it, and so does a notebook run in Jupyter (Binder, the
-student edition's notebooks), where BokehJS is not loaded and the page's fallback script puts
-the figure in the explorer's place.
+from the same numbers): the PDF shows it, and so does a notebook in Jupyter (Binder, the
+student edition's notebooks), where BokehJS is not loaded; in the book's pages a one-line
+script removes it as soon as BokehJS is there.
 
 Functions
 ---------
 Control         one control: a dropdown or a slider over a list of settings
 line_explorer   curves against one axis, one set of curves per setting of the controls
 map_explorer    a heat map over two grids, one map per setting of the controls
+table_json      an explorer's stored settings as JSON
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from joblib import Parallel, delayed
 
 from .plotting import STYLE_PATH, log_axis, subplots
 
-__all__ = ["Control", "Explorer", "line_explorer", "map_explorer", "CALLBACK"]
+__all__ = ["Control", "Explorer", "line_explorer", "map_explorer", "table_json", "CALLBACK"]
 
 # Every control's callback: the key of the chosen setting is the controls' indices joined by
 # "|"; the stored curves of that key replace the drawn ones.  (Bokeh hands dictionaries to
@@ -175,27 +176,25 @@ def _style(fig) -> None:
     fig.toolbar.logo = None
 
 
-# Where BokehJS is missing (a notebook in Jupyter, which has not loaded it), the explorer
-# shows its static figure instead, once Bokeh's own embed script has stopped waiting (1 s).
-_FALLBACK = """<script type="text/javascript">
-setTimeout(function () {
-  if (window.Bokeh !== undefined) return;
-  const box = document.getElementById("explorer-%s");
-  if (box) box.innerHTML = '<img style="max-width: 100%%" alt="%s" src="data:image/png;base64,%s">'
-    + '<p><em>A static figure at the first setting: the interactive version, which needs '
-    + 'BokehJS, is in the online book.</em></p>';
-}, 1500);
-</script>"""
+# The static figure is in the markup, so that it shows wherever the page's scripts do not run
+# (an untrusted notebook's stored outputs) or BokehJS is missing (a notebook run in Jupyter);
+# where BokehJS is loaded (the book's pages), the script after it removes it at once.
+_FALLBACK = ('<div class="book-explorer-static"><img style="max-width: 100%" alt="{alt}" '
+             'src="data:image/png;base64,{png}"><p><em>The first setting, as a static figure: '
+             'the interactive version, which needs BokehJS, is in the online book.</em></p>'
+             '</div><script type="text/javascript">if (window.Bokeh !== undefined) '
+             '{{ document.querySelector("#explorer-{name} .book-explorer-static").remove() }}'
+             '</script>')
 
 
 def _page_html(name, layout, description, png: bytes) -> str:
     from bokeh.embed import components
 
     script, div = components(layout)
-    fallback = _FALLBACK % (name, _escape(description).replace("'", "&#39;"),
-                            base64.b64encode(png).decode())
+    static = _FALLBACK.format(alt=_escape(description), png=base64.b64encode(png).decode(),
+                              name=name)
     return (f'<div class="book-explorer" id="explorer-{name}" role="figure" '
-            f'aria-label="{_escape(description)}">{div}{script}{fallback}</div>')
+            f'aria-label="{_escape(description)}">{static}{div}{script}</div>')
 
 
 def _escape(text: str) -> str:
@@ -325,10 +324,10 @@ def line_explorer(name: str, controls: Sequence[Control], compute: Callable,
     return Explorer(name, _page_html(name, layout, description, png), png, table)
 
 
-# The map's colours: nine steps from blue (below the centre) to red (above), light enough in
-# the middle for black labels; the two darkest carry white ones.
-MAP_PALETTE = ("#2166ac", "#4393c3", "#92c5de", "#d1e5f0", "#f7f7f7", "#fddbc7", "#f4a582",
-               "#d6604d", "#b2182b")
+# The map's colours: eight steps from blue (below the centre) to red (above), so that the
+# centre is the boundary between the two lightest; the two darkest carry white labels.
+MAP_PALETTE = ("#2166ac", "#4393c3", "#92c5de", "#d1e5f0", "#fddbc7", "#f4a582", "#d6604d",
+               "#b2182b")
 
 
 def _colour_step(value, low, high) -> np.ndarray:
@@ -346,8 +345,8 @@ def map_explorer(name: str, controls: Sequence[Control], compute: Callable, *,
     """A heat map over ``x_values`` by ``y_values``, computed at every setting of the controls.
 
     ``compute(*values)`` returns positive values in an array of shape (len(y_values),
-    len(x_values)).  Cells are coloured on a log scale from ``centre / span`` (blue) through
-    ``centre`` (white) to ``centre * span`` (red), labelled with their value, and
+    len(x_values)).  Cells are coloured on a log scale from ``centre / span`` (blue) to
+    ``centre * span`` (red), blue below ``centre`` and red above, labelled with their value, and
     (``mark_below``) outlined in black where the value is below ``centre``.  Other parameters
     as in :func:`line_explorer`.
     """
@@ -396,7 +395,7 @@ def map_explorer(name: str, controls: Sequence[Control], compute: Callable, *,
         w.js_on_change("value", callback)
     layout = column(*widgets, fig, sizing_mode="stretch_width")
 
-    from matplotlib import colors
+    from matplotlib import colors, patches
 
     static, ax = _static_axes()
     grid = np.asarray(first["value"]).reshape(len(ys), len(xs))
@@ -404,8 +403,10 @@ def map_explorer(name: str, controls: Sequence[Control], compute: Callable, *,
               norm=colors.LogNorm(low, high))
     for (i, j), v in np.ndenumerate(grid):
         ax.text(j, i, f"{v:.{digits}f}", ha="center", va="center",
-                color=first["ink"][i * len(xs) + j],
-                fontweight="bold" if mark_below and v < centre else "normal")
+                color=first["ink"][i * len(xs) + j])
+        if mark_below and v < centre:   # outlined, as in the page
+            ax.add_patch(patches.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, lw=2.5,
+                                           ec="black"))
     ax.set(xticks=range(len(xs)), xticklabels=xs, yticks=range(len(ys)), yticklabels=ys,
            xlabel=x_label, ylabel=y_label, title=_default_title(controls))
     png = _png(static)
