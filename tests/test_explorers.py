@@ -132,3 +132,12 @@ def test_the_extension_adds_bokehjs_to_explorer_pages_only(tmp_path):
     ext.copy_bokeh(SimpleNamespace(outdir=str(tmp_path / "latex"),
                                    builder=SimpleNamespace(format="latex")), None)
     assert not (tmp_path / "latex").exists()
+
+
+def test_a_static_figure_below_3_to_1_contrast_warns():
+    from helpers.legibility import LowContrastWarning
+
+    pale = {name: {**style, "color": "#F0E442"} for name, style in STYLES.items()}
+    with pytest.warns(LowContrastWarning, match="f0e442"):
+        line_explorer("demo", CONTROLS, _curves, pale, x_label="x", y_label="y",
+                      description="a pale plot")

@@ -10,7 +10,8 @@ The modules follow the data path, one concept each::
 :mod:`~helpers.spectra` measures matrices, :mod:`~helpers.quadrature` holds the Gaussian
 integrals, and :mod:`~helpers.theory` computes the limits
 beside them (it imports no simulation module).  :mod:`~helpers.config`,
-:mod:`~helpers.plotting`, :mod:`~helpers.explorers` (figures a reader drives in the page),
+:mod:`~helpers.plotting`, :mod:`~helpers.legibility` (contrast and pixel density of every
+figure), :mod:`~helpers.explorers` (figures a reader drives in the page),
 :mod:`~helpers.tables` and :mod:`~helpers.training` serve the chapters;
 :mod:`~helpers.multi_index` carries chapter 6 (k-index teachers, several steps) and
 :mod:`~helpers.two_steps` chapter 7 (fresh or reused batches); :mod:`~helpers.checks` holds
@@ -26,8 +27,8 @@ import importlib
 
 _SUBMODULES = (
     "activations", "checks", "config", "data", "experiments", "explorers", "feature_maps",
-    "first_step", "kernels", "multi_index", "plotting", "quadrature", "ridge", "risk", "simulate",
-    "second_layer", "spectra", "tables", "theory", "training", "two_steps",
+    "first_step", "kernels", "legibility", "multi_index", "plotting", "quadrature", "ridge",
+    "risk", "simulate", "second_layer", "spectra", "tables", "theory", "training", "two_steps",
 )
 
 # public name -> the module that defines it

@@ -12,9 +12,11 @@ from importlib import resources
 import numpy as np
 
 from ._validation import check_integer
+from .legibility import ink_on_cells
 
 __all__ = ["STYLE_PATH", "use_book_style", "plot_simulation", "plot_theory", "plot_bound",
            "log_axis", "simulated_ticks", "subplots", "panel_labels", "region_outline",
+           "ink_on_cells",
            "MIN_FONT_PT",
            "MAX_WIDTH_IN"]
 
@@ -22,10 +24,17 @@ STYLE_PATH = str(resources.files("helpers") / "book.mplstyle")
 
 
 def use_book_style() -> None:
-    """Apply the book's matplotlib style (call once, in a chapter's imports cell)."""
+    """Apply the book's matplotlib style (call once, in a chapter's imports cell).
+
+    In a notebook it also shows every figure at twice its pixel density, its colours checked
+    for contrast (:func:`helpers.legibility.show_figures_sharp`).
+    """
     import matplotlib.pyplot as plt
 
+    from .legibility import show_figures_sharp
+
     plt.style.use(STYLE_PATH)
+    show_figures_sharp()
 
 
 def plot_simulation(ax, x, mean, se=None, *, label=None, color=None, marker="o", **kwargs):
