@@ -7,8 +7,12 @@
  * 2. Scroll cues: every box that scrolls sideways (display maths, tables, outputs, code) and
  *    is wider than its column gets the class `book-scrolls`: a visible scroll bar, and the
  *    side where more is hidden fades out (assets/book.css), so nothing is cut without a sign.
- * 3. Figures: a tap or click on a figure opens the image at full size (a link to the image),
- *    so a multi-panel figure shrunk to a phone's width can be read. */
+ * 3. Figures: a tap or click on a figure opens it in a full-screen view, at least at the
+ *    size it was drawn for (its 1x width: the `width` the notebook output gives a figure drawn
+ *    at twice its pixels) and up to the screen's width where the image has the pixels, so a
+ *    figure shrunk to a phone's width can be read (its smallest text at >= 11 px, still two
+ *    image pixels per CSS pixel) by scrolling inside the view.  Escape, the close button or a
+ *    tap outside the image closes it.  Without the script the figure is a link to its image. */
 (function () {
   var SCROLLERS = [
     "div.math", 'mjx-container[jax="CHTML"][display="true"]', "mjx-container.book-wide-math",
@@ -50,16 +54,75 @@
     });
   }
 
+  function figureView() {
+    var view = document.getElementById("book-figure-view");
+    if (view) { return view; }
+    view = document.createElement("dialog");
+    view.id = "book-figure-view";
+    view.className = "book-figure-view";
+    view.setAttribute("aria-label", "Figure at full size");
+    var close = document.createElement("button");
+    close.type = "button";
+    close.className = "book-figure-close";
+    close.setAttribute("aria-label", "Close the figure");
+    close.textContent = "\u00d7";
+    close.addEventListener("click", function () { view.close(); });
+    var hint = document.createElement("p");
+    hint.className = "book-figure-hint";
+    var image = document.createElement("img");
+    view.appendChild(close);
+    view.appendChild(hint);
+    view.appendChild(image);
+    view.addEventListener("click", function (event) {
+      if (event.target === view) { view.close(); }   // a tap on the backdrop
+    });
+    document.body.appendChild(view);
+    return view;
+  }
+
+  function openFigure(img) {
+    var view = figureView();
+    var image = view.querySelector("img");
+    var drawn = parseFloat(img.getAttribute("width")) || parseFloat(img.style.width) ||
+      img.naturalWidth;
+    var room = document.documentElement.clientWidth - 32;
+    image.src = img.currentSrc || img.src;
+    image.alt = img.alt;
+    image.style.width = Math.max(drawn, Math.min(room, img.naturalWidth)) + "px";
+    view.showModal();
+    view.scrollTop = 0;
+    view.scrollLeft = 0;
+    // say so when part of the figure is out of sight (nothing cut without a way to reach it)
+    var wide = view.scrollWidth > view.clientWidth + 1;
+    var tall = view.scrollHeight > view.clientHeight + 1;
+    view.querySelector(".book-figure-hint").textContent = wide || tall
+      ? "Scroll " + (wide && tall ? "both ways" : wide ? "sideways" : "down") +
+        " to see the whole figure."
+      : "";
+  }
+
   function linkFigures() {
     document.querySelectorAll("article figure img, article div.cell_output img").forEach(
       function (img) {
-        if (img.closest("a") || !img.getAttribute("src")) { return; }
-        var link = document.createElement("a");
-        link.href = img.getAttribute("src");
-        link.className = "book-figure-link";
+        if (!img.getAttribute("src")) { return; }
+        // Sphinx already links a figure given a size (the 2x figures) to its image file;
+        // any other link around an image goes elsewhere and is left alone.
+        var link = img.closest("a");
+        if (link && !link.classList.contains("image-reference")) { return; }
+        if (!link) {
+          link = document.createElement("a");
+          link.href = img.getAttribute("src");
+          img.parentNode.insertBefore(link, img);
+          link.appendChild(img);
+        }
+        if (link.classList.contains("book-figure-link")) { return; }
+        link.classList.add("book-figure-link");
         link.title = "Open the figure at full size";
-        img.parentNode.insertBefore(link, img);
-        link.appendChild(img);
+        link.addEventListener("click", function (event) {
+          if (!window.HTMLDialogElement) { return; }   // old browsers follow the link
+          event.preventDefault();
+          openFigure(img);
+        });
       });
   }
 

@@ -20,6 +20,9 @@ each in the light and the dark theme, and a full-page screenshot of each is save
   element that sticks out of the screen lies inside a container that scrolls sideways
   (display maths and wide tables scroll inside themselves); equation numbers are not drawn
   over their formula;
+- every figure image has two image pixels per CSS pixel (sharp at 2x density); at 420 px a
+  tap opens every figure, and its smallest text is >= 9 px in the page or >= 11 px (still
+  2x) in the opened view, by the formula below;
 - at 1400 px every figure's smallest text renders at >= 11 px:
   ``MIN_FONT_PT * rendered_width / (72 * natural_width / dpi)``, with the dpi read from the
   PNG (matplotlib writes it in the pHYs chunk; else the style's ``figure.dpi``) and
@@ -193,6 +196,33 @@ _IMAGES = """
 }))
 """
 
+# Tap every figure (assets/book.js opens it in a full-screen view): its size in the page, and
+# in the view once opened (CSS px), and its image's natural width; then close the view.
+_OPEN_FIGURES = """
+async () => {
+  const frame = () => new Promise(r => requestAnimationFrame(() => r()));
+  const out = [];
+  for (const link of document.querySelectorAll("article a.book-figure-link")) {
+    const img = link.querySelector("img");
+    if (!img || !img.complete || !img.naturalWidth) continue;
+    link.click();
+    const view = document.getElementById("book-figure-view");
+    const shown = view && view.open ? view.querySelector("img") : null;
+    if (shown && !(shown.complete && shown.naturalWidth)) {
+      await new Promise(r => { shown.onload = r; shown.onerror = r; });
+    }
+    await frame();
+    out.push({src: img.getAttribute("src") || "", url: img.currentSrc || img.src,
+              natural: img.naturalWidth, inPage: img.getBoundingClientRect().width,
+              open: !!(view && view.open),
+              opened: shown ? shown.getBoundingClientRect().width : 0,
+              openedNatural: shown ? shown.naturalWidth : 0});
+    if (view && view.open) view.close();
+  }
+  return out;
+}
+"""
+
 # Horizontal overflow: the page's width, and every visible element that sticks out of the
 # screen without a sideways-scrolling container (inside the screen) to hold it.
 _OVERFLOW = """
@@ -304,6 +334,7 @@ class View:
     overflow: dict = field(default_factory=dict)
     eqno_overlaps: list = field(default_factory=list)
     scroll_uncued: list = field(default_factory=list)
+    opened: list = field(default_factory=list)
     console_errors: list = field(default_factory=list)
     outside_requests: list = field(default_factory=list)
     theme: str = ""
@@ -376,6 +407,8 @@ def views(browser) -> dict[tuple[str, int, str], View]:
                 shot = SCREENSHOTS / _screenshot_name(name, width, theme)
                 page.screenshot(path=str(shot), full_page=True)
                 view.screenshot = shot
+                if theme == "light" and width == PHONE:
+                    view.opened = page.evaluate(_OPEN_FIGURES)   # after the screenshot
                 out[name, width, theme] = view
             context.close()
     return out
@@ -648,6 +681,50 @@ def test_figure_text_is_at_least_11px_on_a_desktop_page(views, page):
                          f"{image['natural']} px at {png_dpi(path):.0f} dpi)")
     assert not small, (f"{page}: figure text below {MIN_FIGURE_TEXT_PX} px at {DESKTOP} px "
                        f"(smallest font {floor_pt} pt): {small}")
+
+
+SHARP = 1.9   # image pixels per CSS pixel for "sharp at 2x density" (a few px trimmed)
+MIN_PHONE_PAGE_TEXT_PX = 9.0    # a figure's smallest text in a phone-width page, or else...
+MIN_OPENED_TEXT_PX = 11.0       # ...in the figure opened by a tap
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_figures_are_sharp_at_twice_their_pixel_density(views, page):
+    """Every figure image holds at least two image pixels per CSS pixel it is drawn on, so it
+    is sharp on a high-density screen (helpers.legibility sends figures at 2x)."""
+    soft = []
+    for image in views[page, DESKTOP, "light"].images:
+        if _figure_file(page, image) is None or not image["inArticle"] or not image["rendered"]:
+            continue
+        if image["natural"] < SHARP * image["rendered"]:
+            soft.append(f"{image['src']}: {image['natural']} px drawn at "
+                        f"{image['rendered']:.0f} CSS px")
+    assert not soft, f"{page}: figures below 2x pixel density: {soft}"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_figure_text_on_a_phone_in_the_page_or_opened_by_a_tap(views, page):
+    """At 420 px a figure's smallest text is >= 9 px in the page, or a tap opens the figure
+    where it is >= 11 px and still sharp (two image pixels per CSS pixel).  Every figure opens."""
+    floor_pt = min_font_pt()
+    view = views[page, PHONE, "light"]
+    figures = [i for i in view.images if _figure_file(page, i) is not None and i["inArticle"]]
+    opened = {o["src"]: o for o in view.opened}
+    missing = [i["src"] for i in figures if not opened.get(i["src"], {}).get("open")]
+    assert not missing, f"{page}: figures that a tap does not open: {missing}"
+    bad = []
+    for o in view.opened:
+        path = _figure_file(page, o)
+        if path is None:
+            continue
+        dpi = png_dpi(path)
+        in_page = smallest_text_px(o["inPage"], o["natural"], dpi, floor_pt)
+        in_view = smallest_text_px(o["opened"], o["openedNatural"], dpi, floor_pt)
+        sharp = o["openedNatural"] >= SHARP * o["opened"]
+        if in_page < MIN_PHONE_PAGE_TEXT_PX and not (in_view >= MIN_OPENED_TEXT_PX and sharp):
+            bad.append(f"{o['src']}: {in_page:.1f} px in the page, {in_view:.1f} px opened "
+                       f"({o['openedNatural']} image px on {o['opened']:.0f} CSS px)")
+    assert not bad, f"{page}: figure text too small at {PHONE} px: {bad}"
 
 
 @pytest.mark.parametrize("page", PAGES)
