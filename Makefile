@@ -142,6 +142,7 @@ pdf: book
 	  { echo "make pdf needs xelatex and latexmk: run tools/install_tex.sh"; exit 1; }
 	$(JB) build . --builder pdflatex -n --keep-going
 	@ls -l _build/latex/book.pdf
+	$(BIN)/python tools/check_pdf_alt_text.py _build/latex/book.pdf
 
 clean:
 	rm -rf _build .pytest_cache .coverage
