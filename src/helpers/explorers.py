@@ -212,17 +212,12 @@ def _static_axes():
 
 def _png(fig) -> bytes:
     """The static figure's PNG, its contrast checked as every figure of the book is."""
-    import warnings
-
     import matplotlib.pyplot as plt
 
-    from .legibility import LowContrastWarning, low_contrast
+    from .legibility import warn_low_contrast
 
     fig.canvas.draw()
-    problems = low_contrast(fig)
-    if problems:
-        warnings.warn("explorer figure colours below 3:1 contrast: " + "; ".join(problems),
-                      LowContrastWarning, stacklevel=3)
+    warn_low_contrast(fig, stacklevel=3)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
     plt.close(fig)

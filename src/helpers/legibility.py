@@ -23,7 +23,8 @@ import warnings
 import numpy as np
 
 __all__ = ["MIN_CONTRAST", "LowContrastWarning", "relative_luminance", "contrast_ratio",
-           "low_contrast", "ink_on_cells", "compact_png", "show_figures_sharp"]
+           "low_contrast", "warn_low_contrast", "ink_on_cells", "compact_png",
+           "show_figures_sharp"]
 
 MIN_CONTRAST = 3.0   # WCAG 2.1, 1.4.11: graphical objects against adjacent colours
 
@@ -57,8 +58,7 @@ def contrast_ratio(color, background="white") -> float:
 def _visible(color) -> bool:
     from matplotlib.colors import to_rgba
 
-    return color is not None and not (isinstance(color, str) and color.lower() == "none") \
-        and to_rgba(color)[3] > 0
+    return color is not None and to_rgba(color)[3] > 0      # "none" is transparent
 
 
 def _colors(artist):
@@ -99,8 +99,6 @@ def _colors(artist):
 def _with_alpha(color, alpha):
     from matplotlib.colors import to_rgba
 
-    if color is None or (isinstance(color, str) and color.lower() == "none"):
-        return None
     rgba = to_rgba(color)
     return rgba if alpha is None else (*rgba[:3], rgba[3] * alpha)
 
@@ -108,13 +106,14 @@ def _with_alpha(color, alpha):
 def _judged(ax):
     """The artists of ``ax`` a reader reads data from (not the grid, spines, legend copies,
     images or the axes' own background)."""
+    from matplotlib.axis import Axis
     from matplotlib.image import AxesImage
+    from matplotlib.legend import Legend
 
     skip = {id(ax.patch), *(id(s) for s in ax.spines.values())}
     for artist in ax.get_children():
-        if id(artist) in skip or isinstance(artist, AxesImage) or not artist.get_visible():
-            continue
-        if artist.__class__.__name__ in ("Legend", "XAxis", "YAxis", "Axis"):
+        if id(artist) in skip or not artist.get_visible() \
+                or isinstance(artist, (AxesImage, Legend, Axis)):
             continue
         yield artist
 
@@ -124,10 +123,11 @@ def low_contrast(fig, *, min_ratio: float = MIN_CONTRAST) -> list[str]:
 
     Judged: lines, markers (edge or face, the better one), bars and other patches, scatter and
     error-bar collections, and the axes' texts and titles (a heatmap's annotation against its
-    cell).  Not judged: heatmap cells and shaded
-    bands (filled areas without edges), images, the grid, legends (they repeat what the axes
-    draw).  Returns one line per axes, kind, colour and ratio, e.g. ``"axes 0: 2 x line
-    #f0e442 at 1.2:1 ('teacher', '_child3')"``; an empty list when everything passes.
+    cell).  Not judged: heatmap cells and shaded bands (filled areas without edges), images,
+    the grid, legends (they repeat what the axes draw).
+
+    Returns one line per axes, kind, colour and ratio, e.g. ``"axes 0: 2 x line #f0e442 at
+    1.2:1 ('teacher', '_child3')"``; an empty list when everything passes.
     """
     if not min_ratio >= 1:
         raise ValueError(f"min_ratio must be >= 1 (a contrast ratio); got {min_ratio!r}")
@@ -217,14 +217,20 @@ def ink_on_cells(ax) -> None:
             text.set_color(max(("black", "white"), key=lambda ink: contrast_ratio(ink, cell)))
 
 
+def warn_low_contrast(fig, *, stacklevel: int = 2) -> None:
+    """A :class:`LowContrastWarning` naming what ``fig`` draws below 3:1, if anything."""
+    problems = low_contrast(fig)
+    if problems:
+        warnings.warn("figure colours below 3:1 contrast against their background (WCAG 2.1, "
+                      "1.4.11): " + "; ".join(problems), LowContrastWarning,
+                      stacklevel=stacklevel + 1)
+
+
 def _sharp_png(fig, **print_kwargs):
     """IPython's PNG formatter for a figure: its contrast checked, drawn at 2x pixel density."""
     from IPython.core.pylabtools import retina_figure
 
-    problems = low_contrast(fig)
-    if problems:
-        warnings.warn("figure colours below 3:1 contrast against their background (WCAG 2.1, "
-                      "1.4.11): " + "; ".join(problems), LowContrastWarning, stacklevel=2)
+    warn_low_contrast(fig)
     out = retina_figure(fig, base64=False, **print_kwargs)
     return None if out is None else (compact_png(out[0]), out[1])
 
