@@ -2,22 +2,21 @@
 
 The modules follow the data path, one concept each::
 
-    activations -> data -> first_step -> feature_maps -> ridge -> risk
+    activations, teachers -> data -> steps -> feature_maps -> ridge -> risk
                                                   (kernels: the baselines)
 
-:mod:`~helpers.simulate` holds every seeded runner built on that path,
-:mod:`~helpers.experiments` sweeps a runner over a grid and seeds (through joblib),
-:mod:`~helpers.spectra` measures matrices, :mod:`~helpers.quadrature` holds the Gaussian
-integrals, and :mod:`~helpers.theory` computes the limits
-beside them (it imports no simulation module).  :mod:`~helpers.config`,
-:mod:`~helpers.plotting`, :mod:`~helpers.legibility` (contrast and pixel density of every
-figure), :mod:`~helpers.explorers` (figures a reader drives in the page),
-:mod:`~helpers.tables` and :mod:`~helpers.training` serve the chapters;
-:mod:`~helpers.multi_index` carries chapter 6 (k-index teachers, several steps) and
-:mod:`~helpers.two_steps` chapter 7 (fresh or reused batches); :mod:`~helpers.checks` holds
-every hidden check's tools: the book's setting of each chapter (so a reader can change it
-without the checks stopping the notebook), Student t bands in Bonferroni families, and how far
-a discrete answer computed from floats is from changing.
+:mod:`~helpers.runs` holds the one run that every simulation goes through (a problem, its
+steps, a readout and :mod:`~helpers.measures` of what it drew), :mod:`~helpers.seeding` the
+streams named for what they draw, :mod:`~helpers.experiments` sweeps the run over a grid and
+seeds (through joblib), :mod:`~helpers.spectra` measures matrices, :mod:`~helpers.quadrature`
+holds the Gaussian integrals, and :mod:`~helpers.theory` computes the limits beside them (it
+imports no simulation module).  :mod:`~helpers.config`, :mod:`~helpers.plotting`,
+:mod:`~helpers.legibility` (contrast and pixel density of every figure),
+:mod:`~helpers.explorers` (figures a reader drives in the page), :mod:`~helpers.tables` and
+:mod:`~helpers.training` serve the chapters; :mod:`~helpers.checks` holds every hidden check's
+tools: each chapter's parameters and their ranges (so a reader can change them), one
+Bonferroni family of Student t tests per chapter, and how far a discrete answer computed from
+floats is from changing.
 Submodules load on first use, so ``import helpers.theory`` loads theory only.
 """
 
@@ -27,24 +26,24 @@ import importlib
 
 _SUBMODULES = (
     "activations", "checks", "config", "data", "experiments", "explorers", "feature_maps",
-    "first_step", "kernels", "legibility", "multi_index", "plotting", "quadrature", "ridge",
-    "risk", "simulate", "second_layer", "spectra", "tables", "theory", "training", "two_steps",
+    "kernels", "legibility", "measures", "plotting", "quadrature", "ridge", "risk", "runs",
+    "second_layer", "seeding", "spectra", "steps", "tables", "teachers", "theory", "training",
 )
 
 # public name -> the module that defines it
 _NAMES = {
     "ACTIVATION_NAMES": "activations", "Activation": "activations",
     "get_activation": "activations", "hermite_coefficients": "activations",
-    "book_seed": "config", "scale": "config", "results_dir": "config",
+    "scale": "config", "by_scale": "config", "results_dir": "config",
+    "chapter_seed": "seeding", "named_seed": "seeding", "stream": "seeding",
+    "streams": "seeding",
     "sample_teacher": "data", "sample_data": "data", "init_student": "data",
-    "spawn_streams": "data",
-    "first_step_gradient": "first_step", "one_step": "first_step",
-    "run_first_step": "first_step", "FirstStep": "first_step",
+    "first_step_gradient": "steps", "one_step": "steps",
     "features": "feature_maps",
     "ridge_path": "ridge",
     "prediction_risk": "risk",
-    "OneStepResult": "simulate", "simulate_one_step": "simulate",
-    "simulate_etas": "simulate", "same_data_risks": "simulate",
+    "run": "runs", "draw": "runs", "Run": "runs",
+    "OneStepResult": "runs", "simulate_one_step": "runs",
     "sweep": "experiments", "paired_gain": "experiments",
     "SecondLayer": "second_layer", "as_second_layer": "second_layer",
 }

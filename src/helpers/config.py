@@ -16,13 +16,10 @@ import os
 import sys
 from dataclasses import dataclass
 
-from ._validation import check_integer
-
-__all__ = ["Scale", "QUICK", "PAPER", "scale", "SCALE_ENV", "PROGRESS_ENV", "SEED_ENV",
-           "RESULTS_ENV", "show_progress", "cpu_count", "book_seed", "results_dir"]
+__all__ = ["Scale", "QUICK", "PAPER", "scale", "by_scale", "SCALE_ENV", "PROGRESS_ENV",
+           "RESULTS_ENV", "show_progress", "cpu_count", "results_dir"]
 
 SCALE_ENV = "BOOK_SCALE"
-SEED_ENV = "BOOK_SEED"
 PROGRESS_ENV = "BOOK_PROGRESS"
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
 
@@ -113,32 +110,14 @@ def cpu_count() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def book_seed(base: int) -> int:
-    """A chapter's seed ``base`` mixed with ``$BOOK_SEED`` (an integer >= 0, default 0).
+def by_scale(quick, paper):
+    """``quick`` at the quick scale, ``paper`` at the paper's (:func:`scale`): a parameter's two
+    values side by side in a chapter's parameter cell.
 
-    ``BOOK_SEED`` unset or ``0`` returns ``base`` itself, so the book's default figures do not
-    change; any other value gives an unrelated seed (through :class:`numpy.random.SeedSequence`),
-    the same on every machine.  Running the book under ``BOOK_SEED=1, 2, 3`` checks that every
-    hidden assertion holds at other seeds than the chapter's own (``make seeds``).
-
-    Raises
-    ------
-    ValueError
-        If ``base`` is not a non-negative integer, or ``$BOOK_SEED`` is not one.
+    >>> by_scale(128, 512) == (512 if scale().is_paper else 128)
+    True
     """
-    import numpy as np
-
-    check_integer("base", base, minimum=0)
-    value = os.environ.get(SEED_ENV, "").strip()
-    try:
-        k = int(value) if value else 0
-    except ValueError:
-        k = -1
-    if k < 0:
-        raise ValueError(f"${SEED_ENV} must be a non-negative integer; got {value!r}")
-    if k == 0:
-        return int(base)
-    return int(np.random.SeedSequence([int(base), k]).generate_state(1, dtype=np.uint32)[0])
+    return paper if scale().is_paper else quick
 
 
 RESULTS_ENV = "BOOK_RESULTS"

@@ -31,8 +31,6 @@ __all__ = [
     "teacher_labels",
     "init_student",
     "normal_blocks",
-    "STREAMS",
-    "spawn_streams",
 ]
 
 def sample_teacher(d: int, *, rng: np.random.Generator) -> np.ndarray:
@@ -161,33 +159,3 @@ def normal_blocks(rng: np.random.Generator, rows: int, cols: int, *, block: int)
     check_positive("block", block, integer=True)
     for start in range(0, rows, block):
         yield rng.standard_normal((min(block, rows - start), cols))
-
-
-#: The independent random streams of one run, in the order they are spawned from the seed.
-STREAMS = ("teacher", "init", "step", "ridge", "test", "ge_noise")
-
-
-def spawn_streams(seed, names=STREAMS) -> dict:
-    """The independent random streams of one run: a generator for each of ``names``.
-
-    Every seeded runner (:mod:`helpers.simulate`) draws the teacher, the initialisation, the
-    step data, the ridge data, the test points and (for the Gaussian-equivalent features)
-    the noise :math:`Z` from these children of ``seed``, so the same seed gives the same
-    draws everywhere and changing one stage (e.g. ``n_test``) leaves the others untouched.
-    This is the book's one seeding style: a run that needs other stages names its own
-    (``names``); the streams are the children of ``seed`` in the order of ``names``.
-
-    Parameters
-    ----------
-    seed : int, numpy.random.SeedSequence or numpy.random.Generator
-    names : sequence of str
-        The stages, distinct (default :data:`STREAMS`).
-
-    >>> s = spawn_streams(0, ("teacher", "data"))
-    >>> sorted(s), float(s["data"].random()) == float(np.random.default_rng(0).spawn(2)[1].random())
-    (['data', 'teacher'], True)
-    """
-    names = tuple(names)
-    if not names or len(set(names)) != len(names) or not all(isinstance(k, str) for k in names):
-        raise ValueError(f"names must be distinct strings, at least one; got {names!r}")
-    return dict(zip(names, np.random.default_rng(seed).spawn(len(names)), strict=True))

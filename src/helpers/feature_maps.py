@@ -29,7 +29,7 @@ def features(X, W, student, *, dtype=np.float64) -> np.ndarray:
     r"""Unnormalised features :math:`\sigma(XW)`, shape (n, N).
 
     ``dtype=numpy.float32`` computes the product and the activation in single precision
-    (``precision="mixed"`` of :func:`helpers.simulate_one_step`).
+    (``precision="mixed"`` of :func:`helpers.run`).
     """
     check_choice("dtype", dtype, DTYPES)
     X = check_matrix("X", X, 2)

@@ -5,7 +5,7 @@ regression with the initial conjugate kernel (CK), the initial neural tangent ke
 any inner-product / Euclidean-distance kernel has prediction risk at least
 :math:`\|P_{>1}f_*\|^2 = \mu_2^{*2}` for every penalty.  This module builds those kernels;
 :func:`helpers.ridge.kernel_ridge_path` fits them and
-:func:`helpers.simulate.same_data_risks` puts them beside the trained features on one draw.
+:func:`helpers.measures.kernel_risk` puts them beside the trained features of one run.
 
 Kernels (:func:`kernel_matrix`), for inputs :math:`x, x'` in :math:`\mathbb R^d`:
 

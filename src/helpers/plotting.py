@@ -7,6 +7,7 @@ Visual grammar: simulation = markers with error bars (semi-transparent), theory 
 
 from __future__ import annotations
 
+import math
 from importlib import resources
 
 import numpy as np
@@ -15,7 +16,7 @@ from ._validation import check_integer
 from .legibility import ink_on_cells
 
 __all__ = ["STYLE_PATH", "use_book_style", "plot_simulation", "plot_theory", "plot_bound",
-           "log_axis", "simulated_ticks", "subplots", "panel_labels", "region_outline",
+           "log_axis", "log_ticks", "simulated_ticks", "subplots", "panel_labels", "region_outline",
            "ink_on_cells",
            "MIN_FONT_PT",
            "MAX_WIDTH_IN"]
@@ -75,6 +76,35 @@ def log_axis(ax, ticks, *, axis: str = "x"):
     target.set_minor_formatter(NullFormatter())
     (ax.set_xticklabels if axis == "x" else ax.set_yticklabels)([f"{t:g}" for t in ticks])
     return ax
+
+
+def log_ticks(values, most: int = 5) -> list:
+    """Plain-number ticks for a log axis that shows ``values``: the numbers 1, 2, 5 (then
+    1, 1.5, 2, 3, 5, 7 where few of those fall inside) times powers of ten that lie within
+    the values' range, at most ``most`` of them (every k-th beyond), and at least two
+    (the nearest outside the range are added).  For axes whose range comes from a
+    parameter a reader may change.
+
+    >>> log_ticks([0.027, 0.21])
+    [0.05, 0.1, 0.2]
+    """
+    v = np.asarray(values, dtype=float).ravel()
+    v = v[np.isfinite(v) & (v > 0)]
+    if v.size == 0:
+        raise ValueError("values must hold at least one finite positive number")
+    lo, hi = float(v.min()), float(v.max())
+    for mantissas in ((1, 2, 5), (1, 1.5, 2, 3, 5, 7)):
+        grid = sorted(float(f"{m * 10.0**k:.6g}") for k in range(math.floor(math.log10(lo)) - 1,
+                                                                 math.ceil(math.log10(hi)) + 2)
+                      for m in mantissas)
+        inside = [t for t in grid if lo <= t <= hi]
+        if len(inside) >= 3:
+            break
+    while len(inside) < 2:
+        below, above = [t for t in grid if t < lo], [t for t in grid if t > hi]
+        inside = ([below[-1]] if below else []) + inside + ([above[0]] if above else [])
+        lo, hi = inside[0], inside[-1]
+    return inside[::math.ceil(len(inside) / most)]
 
 
 def simulated_ticks(values, most: int = 4) -> list:

@@ -57,7 +57,7 @@ def prediction_risk(W, B, student, teacher, beta, *, n_test: int, rng: np.random
     linear_part : (float, ndarray of shape (d,)), optional
         ``(m, v)`` adds :math:`m + v^\top x` to every prediction: the labels' mean and linear
         fit, when the ridge was fitted on labels with them removed
-        (:func:`helpers.multi_index.remove_linear_part`).
+        (:func:`helpers.teachers.remove_linear_part`).
 
     Returns
     -------
@@ -97,7 +97,7 @@ def risk_from_errors(errors):
     :math:`\mathrm{se} = \sqrt{s^2/m}`, :math:`s^2` the sample variance of the :math:`e_i^2`.
 
     The one place where the book's simulated risks are averaged: :func:`prediction_risk`
-    and the runners of :mod:`helpers.simulate` that share test points between several
+    and the measures of :mod:`helpers.measures` that share test points between several
     step sizes or kernels pass it their errors.
 
     Parameters

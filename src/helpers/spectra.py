@@ -2,10 +2,9 @@ r"""Measurements on matrices: singular values and vectors, overlaps, the rank-on
 
 The spike chapter (Ba et al. 2022, Proposition 2) splits the first gradient :math:`G_0` into
 its rank-one part :math:`A = \frac{\mu_1}{n\sqrt N} X^\top y a^\top` and the rest and
-measures norms, singular values and overlaps (the seeded runner is
-:func:`helpers.simulate.spike_measurements`; the limits live in
-:mod:`helpers.theory.spike`).  Singular values come from the smaller Gram matrix, which for
-the book's sizes is as fast as an SVD.
+measures norms, singular values and overlaps (the measures of :mod:`helpers.measures`; the
+limits live in :mod:`helpers.theory.spike`).  Singular values come from the smaller Gram
+matrix (:func:`singular`), which for the book's sizes is as fast as an SVD.
 """
 
 from __future__ import annotations
@@ -20,9 +19,7 @@ from .activations import as_student
 
 __all__ = [
     "rank_one_part",
-    "singular_values",
-    "top_singular_pair",
-    "top_singular",
+    "singular",
     "squared_overlap",
     "loglog_slope",
 ]
@@ -51,52 +48,50 @@ def rank_one_part(X, y, a, student) -> np.ndarray:
     return np.outer((mu1 / (n * math.sqrt(N))) * (X.T @ y), a)
 
 
-def singular_values(G) -> np.ndarray:
-    """All ``min(G.shape)`` singular values of a matrix, in decreasing order."""
-    G = check_matrix("G", G, 2)
-    ev = np.linalg.eigvalsh(G @ G.T if G.shape[0] <= G.shape[1] else G.T @ G)
-    return np.sqrt(np.clip(ev[::-1], 0.0, None))
+def singular(M, top: int | None = None, *, left: bool = False):
+    r"""The largest singular values of ``M`` (shape (m, p)), decreasing; the book's one
+    singular-value helper.
 
+    They come from the eigenvalues of the smaller Gram matrix (:math:`MM^\top` or
+    :math:`M^\top M`), as fast as an SVD at the book's sizes and several times faster when only
+    the ``top`` largest are asked for (``scipy.linalg.eigh`` with ``subset_by_index``).  The
+    matrix keeps its precision (float32 halves the cost).
 
-def top_singular_pair(G) -> tuple[float, np.ndarray]:
-    """Largest singular value of ``G`` (shape (d, N)) and its left singular vector (d,)."""
-    G = check_matrix("G", G, 2)
-    if G.shape[0] <= G.shape[1]:
-        ev, vecs = np.linalg.eigh(G @ G.T)
-        u = vecs[:, -1]
-    else:
-        ev, vecs = np.linalg.eigh(G.T @ G)
-        u = G @ vecs[:, -1]
-        u = u / np.linalg.norm(u)
-    return math.sqrt(max(float(ev[-1]), 0.0)), u
-
-
-def top_singular(F, r: int) -> tuple[np.ndarray, np.ndarray]:
-    r"""Top ``r`` singular values and left singular vectors of ``F`` with its columns centred.
-
-    ``F`` of shape (m, N), usually features on m inputs, in its own float precision (float32
-    halves the cost); the columns are centred first (each feature minus its mean).  Only the
-    top ``r`` eigenpairs of :math:`F^\top F` are computed (``scipy.linalg.eigh`` with
-    ``subset_by_index``), a fraction of a full decomposition's cost when ``r`` is small.
+    Parameters
+    ----------
+    M : ndarray of shape (m, p)
+    top : int, optional
+        How many (the largest); all ``min(m, p)`` when omitted.
+    left : bool
+        Also return the matching left singular vectors (unit columns, shape (m, top)).
 
     Returns
     -------
-    s : ndarray of shape (r,)
-        Singular values, decreasing.
-    U : ndarray of shape (m, r)
-        The matching left singular vectors (unit columns).
+    s : ndarray of shape (top,)
+    U : ndarray of shape (m, top), only with ``left``
+
+    >>> s, U = singular(np.diag([3.0, 1.0, 2.0]), 2, left=True)
+    >>> s.round(12).tolist(), np.abs(U[:, 0]).round(12).tolist()
+    ([3.0, 2.0], [1.0, 0.0, 0.0])
     """
-    F = np.asarray(F)
-    if F.ndim != 2 or not np.issubdtype(F.dtype, np.floating):
-        raise ValueError(f"F must be a 2-d float array; got shape {F.shape}, dtype {F.dtype}")
-    m = F.shape[1]
-    r = check_positive("r", r, integer=True)
-    if r > m:
-        raise ValueError(f"r must be at most the number of columns of F ({m}); got {r}")
-    F = F - F.mean(axis=0)
-    s2, V = linalg.eigh(F.T @ F, subset_by_index=[m - r, m - 1])
-    s, V = np.sqrt(np.maximum(s2[::-1], 0)), V[:, ::-1]
-    return s, F @ V / s
+    M = np.asarray(M)
+    if M.ndim != 2 or not np.issubdtype(M.dtype, np.floating):
+        raise ValueError(f"M must be a 2-d float array; got shape {M.shape}, dtype {M.dtype}")
+    rows = M.shape[0] <= M.shape[1]
+    C = M @ M.T if rows else M.T @ M
+    k = C.shape[0]
+    top = k if top is None else check_positive("top", top, integer=True)
+    if top > k:
+        raise ValueError(f"top must be at most min(M.shape) = {k}; got {top}")
+    vals, vecs = linalg.eigh(C, subset_by_index=[k - top, k - 1])
+    s = np.sqrt(np.clip(vals[::-1], 0.0, None)).astype(float)
+    if not left:
+        return s
+    vecs = vecs[:, ::-1]
+    if rows:
+        return s, vecs
+    U = M @ vecs
+    return s, U / np.where(s > 0, s, 1.0).astype(U.dtype)
 
 
 def squared_overlap(u, v) -> float:

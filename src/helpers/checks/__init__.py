@@ -1,32 +1,35 @@
 """The hidden checks of the book's claims, in one place.
 
-* :mod:`~helpers.checks.settings`: the book's setting of each chapter
-  (:data:`BOOK_SETTINGS`), :func:`chapter`, :func:`setting` and :func:`claims`, so that a
-  reader can change a chapter and its checks of the book's setting step aside;
-* :mod:`~helpers.checks.statistics`: Student t bands over runs, grouped in Bonferroni
-  families that count their own tests (:class:`Family`), Satterthwaite's degrees of freedom,
-  measured finite-size allowances, inverse-variance pooling and paired differences and
-  ratios;
+* :mod:`~helpers.checks.parameters`: each chapter's parameters, written once in its parameter
+  cell with their ranges (:func:`parameters`), the book's record of them, and
+  :func:`claims`, so that a reader can change a chapter and its checks of the book's setting
+  step aside;
+* :mod:`~helpers.checks.statistics`: one Bonferroni family of Student t tests per chapter,
+  decided together (:class:`Family`), Satterthwaite's degrees of freedom, measured finite-size
+  allowances, inverse-variance pooling and paired differences and ratios;
 * :mod:`~helpers.checks.margins`: how far a discrete answer computed from floats is from
   changing (:data:`FLOAT_MARGIN`).
 """
 
 from .margins import FLOAT_MARGIN, argmin_margin, threshold_margin
-from .settings import (
-    BOOK_SETTINGS,
+from .parameters import (
     STRICT_ENV,
-    ByScale,
+    Range,
     SettingChanged,
+    applies,
+    book_parameters,
     changed,
     chapter,
     claims,
-    setting,
+    parameters,
+    parse_range,
     strict,
 )
 from .statistics import (
     Family,
     log_mean_ratio,
     mean_of_estimates,
+    mean_se_dof,
     measured_allowance,
     paired_difference,
     pooled_mean,
@@ -34,8 +37,8 @@ from .statistics import (
 )
 
 __all__ = [
-    "STRICT_ENV", "BOOK_SETTINGS", "ByScale", "chapter", "setting", "changed", "claims",
-    "strict", "SettingChanged", "Family", "welch_dof", "measured_allowance", "mean_of_estimates",
-    "pooled_mean", "paired_difference", "log_mean_ratio", "FLOAT_MARGIN",
-    "threshold_margin", "argmin_margin",
+    "STRICT_ENV", "Range", "parse_range", "book_parameters", "chapter", "parameters", "changed",
+    "claims", "applies", "strict", "SettingChanged", "Family", "mean_se_dof", "welch_dof",
+    "measured_allowance", "mean_of_estimates", "pooled_mean", "paired_difference",
+    "log_mean_ratio", "FLOAT_MARGIN", "threshold_margin", "argmin_margin",
 ]

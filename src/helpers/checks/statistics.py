@@ -4,17 +4,19 @@ A hidden check compares a mean over independent runs (one run = one seed) with a
 theory gives, or with zero.  It passes when the difference lies within a band of a Student
 :math:`t` quantile times the standard error, plus, where the theory is a limit, a finite-size
 allowance measured outside the check.  A chapter makes many such comparisons, and each must
-hold at every ``BOOK_SEED``; so the quantiles of one chapter (or one cell) form a *family*
-whose level is split evenly over its tests (Bonferroni): with :math:`K` tests at the two-sided
-level :math:`0.01/K` each, all of them hold together with probability at least 99%.
+hold at every ``BOOK_SEED``; so the tests of one chapter form one *family* whose level is
+split evenly over its tests (Bonferroni): with :math:`K` tests at the level :math:`0.01/K`
+each, all of them hold together with probability at least 99%.
 
-:class:`Family` keeps that split in one place and counts the tests it is asked for, so the
-:math:`K` a chapter declares cannot silently fall below the number of tests it makes
-(:meth:`Family.close` fails if it did).
+:class:`Family` registers each test as the chapter meets it and decides them all at
+:meth:`Family.close`, when :math:`K` is the number of tests made: the count is never typed,
+so it cannot differ from the tests a changed grid makes.
 
 Functions
 ---------
-Family               a Bonferroni family of t (and chi-square) tests that counts its tests
+Family               a chapter's Bonferroni family of t (and chi-square) tests, decided
+                     together once they are all registered
+mean_se_dof          mean, standard error and degrees of freedom of runs
 welch_dof            Satterthwaite's degrees of freedom of a sum of independent variances
 measured_allowance   |mean| + its 99.5% t quantile x se: a finite-size allowance measured
                      from runs outside the check
@@ -31,8 +33,8 @@ import math
 import numpy as np
 from scipy import stats
 
-__all__ = ["Family", "welch_dof", "measured_allowance", "mean_of_estimates", "pooled_mean",
-           "paired_difference", "log_mean_ratio"]
+__all__ = ["Family", "mean_se_dof", "welch_dof", "measured_allowance", "mean_of_estimates",
+           "pooled_mean", "paired_difference", "log_mean_ratio"]
 
 
 def welch_dof(var, dof) -> float:
@@ -119,86 +121,149 @@ def log_mean_ratio(a, b):
     return math.log(a.mean() / b.mean()), float(g.std(ddof=1) / math.sqrt(g.size)), g.size
 
 
+def mean_se_dof(runs, pool=None):
+    r"""Mean of ``runs``, its standard error and degrees of freedom; with ``pool`` (a list of
+    arrays of runs, ``runs`` among them) the variance is pooled over them and their degrees of
+    freedom add up (for few runs per point).
+
+    >>> mean_se_dof([1.0, 2.0, 3.0])
+    (2.0, 0.5773502691896258, 2)
+    """
+    x = np.asarray(runs, dtype=float).ravel()
+    groups = [np.asarray(g, dtype=float).ravel() for g in (pool or [x])]
+    dof = sum(g.size - 1 for g in groups)
+    if x.size < 2 or dof < 1:
+        raise ValueError(f"runs must hold at least two values, got {x.size}")
+    var = sum(((g - g.mean()) ** 2).sum() for g in groups) / dof
+    return float(x.mean()), float(math.sqrt(var / x.size)), int(dof)
+
+
 class Family:
-    r"""A Bonferroni family of ``size`` tests at the joint level ``level``.
+    r"""The Bonferroni family of a chapter's statistical checks, decided together.
 
-    Each quantile it returns is at the level ``level / size`` (split over the sides asked
-    for), so that all the family's tests hold together with probability at least
-    ``1 - level``.  Every call counts its tests (the elements of ``dof``, or ``tests``);
-    :meth:`close` fails when more were made than declared.
+    Every test is registered as it is met (:meth:`within`, :meth:`above`, :meth:`below`,
+    :meth:`chi2_within`, and their forms over runs); :meth:`close`, after the chapter's last
+    test, counts them (:math:`K`), takes each quantile at the level ``level / K`` (split over
+    the test's sides) and decides them all: every test holds together with probability at
+    least ``1 - level``.  The count is the number of tests made, never typed.  A test
+    registered inside :func:`helpers.checks.claims` belongs to that claim: after a reader's
+    change, :meth:`close` prints one line per claim whose tests fail and goes on; at the
+    book's setting it raises ``AssertionError`` listing them.
 
-    Parameters
-    ----------
-    size : int
-        The number of tests the family is declared to hold (>= 1).
-    name : str
-        What the family checks, for the failure messages.
-    level : float
-        The joint level (default 0.01: 99% joint coverage).
+    Each test compares an estimate with a value, with a standard error ``se`` and ``dof``
+    degrees of freedom (a Student t quantile :math:`t` at the family's level):
+
+    * ``within(estimate, target, se, dof, allow=0)``: :math:`|\hat x - x| \le t\,\mathrm{se}
+      + \mathrm{allow}` (two-sided; ``allow`` a finite-size allowance measured elsewhere);
+    * ``above(estimate, bound, se, dof)``: :math:`\hat x - b > t\,\mathrm{se}` (one-sided:
+      the effect is seen, not only allowed); ``below`` the mirror image;
+    * ``chi2_within(statistic, dof)``: inside the two-sided chi-square range.
+
+    Arrays are element-wise: an array of estimates is as many tests.
 
     Examples
     --------
-    >>> fam = Family(2, "two comparisons")
-    >>> round(fam.t(1e9), 3)        # two-sided, level 0.01 / 2: the normal 99.75% quantile
-    2.807
-    >>> fam.used
-    1
+    >>> fam = Family("two comparisons")
+    >>> fam.within(1.0, 0.0, se=0.5, dof=1e9)
+    >>> fam.above(3.0, 0.0, se=0.5, dof=1e9)
+    >>> fam.close()                 # K = 2: |1 - 0| <= 2.81 x 0.5 and 3 > 2.58 x 0.5
+    2
     """
 
-    def __init__(self, size: int, name: str = "", level: float = 0.01):
-        if int(size) != size or size < 1:
-            raise ValueError(f"size must be a positive integer, got {size!r}")
+    def __init__(self, name: str = "", level: float = 0.01):
         if not 0 < level < 1:
             raise ValueError(f"level must lie in (0, 1), got {level!r}")
-        self.size, self.name, self.level, self.used = int(size), name, level, 0
+        self.name, self.level = name, level
+        self.tests: list[dict] = []
+        self.closed = False
 
-    def _count(self, tests: int) -> None:
-        self.used += int(tests)
+    def _add(self, kind, estimate, value, se, dof, *, sides, allow=0.0, what=""):
+        from .parameters import current_claim
 
-    def t(self, dof, sides: int = 2, tests: int | None = None):
-        """Student t quantile at ``1 - level / (sides * size)`` for ``dof`` degrees of freedom.
+        if self.closed:
+            raise RuntimeError(f"the family {self.name!r} is closed: register its tests first")
+        est, val, se_, dof_, allow_ = np.broadcast_arrays(
+            *(np.asarray(x, dtype=float) for x in (estimate, value, se, dof, allow)))
+        if np.any(dof_ <= 0) or np.any(se_ < 0):
+            raise ValueError(f"dof must be > 0 and se >= 0; got dof={dof!r}, se={se!r}")
+        for e, v, s, f, a in zip(est.ravel(), val.ravel(), se_.ravel(), dof_.ravel(),
+                                 allow_.ravel(), strict=True):
+            self.tests.append(dict(kind=kind, estimate=e, value=v, se=s, dof=f, allow=a,
+                                   sides=sides, what=what, claim=current_claim()))
 
-        Counts ``tests`` tests (default: one per element of ``dof``); pass ``tests`` when one
-        quantile serves a vectorised comparison of several points.
-        """
-        if sides not in (1, 2):
-            raise ValueError(f"sides must be 1 or 2, got {sides!r}")
-        if np.any(np.asarray(dof, dtype=float) <= 0):
-            raise ValueError(f"dof must be > 0 (at least two runs per mean), got {dof!r}")
-        self._count(np.size(dof) if tests is None else tests)
-        q = stats.t.ppf(1 - self.level / (sides * self.size), dof)
-        return float(q) if np.ndim(q) == 0 else q
+    def within(self, estimate, target, se, dof, *, allow=0.0, what: str = "") -> None:
+        r"""Register :math:`|\hat x - x| \le t\,\mathrm{se} + \mathrm{allow}` (two-sided)."""
+        self._add("within", estimate, target, se, dof, sides=2, allow=allow, what=what)
 
-    def chi2_range(self, dof):
-        """The two-sided range of a chi-square with ``dof`` degrees of freedom (one test)."""
-        self._count(1)
-        return tuple(stats.chi2.ppf([self.level / (2 * self.size),
-                                     1 - self.level / (2 * self.size)], dof))
+    def above(self, estimate, bound, se, dof, *, what: str = "") -> None:
+        r"""Register :math:`\hat x - b > t\,\mathrm{se}` (one-sided)."""
+        self._add("above", estimate, bound, se, dof, sides=1, what=what)
 
-    def band(self, runs, pool=None, *, sides: int = 2) -> float:
-        r"""t quantile x standard error of the mean of ``runs`` (one test).
+    def below(self, estimate, bound, se, dof, *, what: str = "") -> None:
+        r"""Register :math:`b - \hat x > t\,\mathrm{se}` (one-sided)."""
+        self._add("below", estimate, bound, se, dof, sides=1, what=what)
 
-        With ``pool`` (a list of arrays of runs, ``runs`` among them) the variance is pooled
-        over them and their degrees of freedom add up: for few runs per point.
-        """
-        x = np.asarray(runs, dtype=float).ravel()
-        groups = [np.asarray(g, dtype=float).ravel() for g in (pool or [x])]
-        dof = sum(g.size - 1 for g in groups)
-        if x.size < 2 or dof < 1:
-            raise ValueError(f"runs must hold at least two values, got {x.size}")
-        var = sum(((g - g.mean()) ** 2).sum() for g in groups) / dof
-        return float(self.t(dof, sides) * math.sqrt(var / x.size))
+    def runs_within(self, runs, target, *, allow=0.0, pool=None, what: str = "") -> None:
+        """:meth:`within` for the mean of ``runs`` (:func:`mean_se_dof`)."""
+        m, se, dof = mean_se_dof(runs, pool)
+        self.within(m, target, se, dof, allow=allow, what=what)
 
-    def welch_band(self, var, dof, sides: int = 2, tests: int = 1) -> float:
-        r"""t quantile (Satterthwaite's dof) x :math:`\sqrt{\sum_i v_i}` for a sum (or a
-        combination) of independent means with variances ``var`` and ``dof`` each; it counts
-        ``tests`` tests (one, or as many comparisons as use the band)."""
-        var = np.asarray(var, dtype=float)
-        return float(self.t(welch_dof(var, dof), sides, tests=tests) * math.sqrt(var.sum()))
+    def runs_above(self, runs, bound=0.0, *, pool=None, what: str = "") -> None:
+        """:meth:`above` for the mean of ``runs``."""
+        m, se, dof = mean_se_dof(runs, pool)
+        self.above(m, bound, se, dof, what=what)
 
-    def close(self) -> None:
-        """Fail if the family made more tests than it was declared to hold."""
-        if self.used > self.size:
-            raise AssertionError(
-                f"the Bonferroni family {self.name!r} made {self.used} tests but was declared "
-                f"with {self.size}: its joint level is not {self.level}; raise its size")
+    def runs_below(self, runs, bound=0.0, *, pool=None, what: str = "") -> None:
+        """:meth:`below` for the mean of ``runs``."""
+        m, se, dof = mean_se_dof(runs, pool)
+        self.below(m, bound, se, dof, what=what)
+
+    def chi2_within(self, statistic, dof, *, what: str = "") -> None:
+        """Register: ``statistic`` inside the two-sided chi-square range with ``dof``."""
+        self._add("chi2", statistic, np.nan, 0.0, dof, sides=2, what=what)
+
+    def quantile(self, sides: int, dof):
+        """The Student t quantile of one test of ``sides`` sides among the family's tests so
+        far, at ``1 - level / (sides K)`` (for a report; :meth:`close` decides)."""
+        return stats.t.ppf(1 - self.level / (sides * max(len(self.tests), 1)), dof)
+
+    def _holds(self, t: dict, K: int) -> tuple[bool, str]:
+        q = self.level / (t["sides"] * K)
+        if t["kind"] == "chi2":
+            lo, hi = stats.chi2.ppf([q, 1 - q], t["dof"])
+            return bool(lo <= t["estimate"] <= hi), f"chi2 range [{lo:.4g}, {hi:.4g}]"
+        band = stats.t.ppf(1 - q, t["dof"]) * t["se"]
+        diff = t["estimate"] - t["value"]
+        if t["kind"] == "within":
+            ok = abs(diff) <= band + t["allow"]
+            return bool(ok), f"|difference| <= {band:.4g} + allow {t['allow']:.4g}"
+        if t["kind"] == "above":
+            return bool(diff > band), f"difference > {band:.4g}"
+        return bool(-diff > band), f"difference < -{band:.4g}"
+
+    def close(self) -> int:
+        """Decide every registered test at the level ``level / K`` (K = the number made) and
+        return K.  Failures: one printed line per claim after a reader's change; an
+        ``AssertionError`` listing them at the book's setting."""
+        from .parameters import changed, skip_line, strict
+
+        self.closed = True
+        K = len(self.tests)
+        failed = []
+        for t in self.tests:
+            ok, rule = self._holds(t, K)
+            if not ok:
+                failed.append((t, rule))
+        if not failed:
+            return K
+        if changed() and not strict():
+            for claim in dict.fromkeys(t["claim"] or self.name for t, _ in failed):
+                print(skip_line(claim))
+            return K
+        lines = [f"{len(failed)} of the {K} tests of the family {self.name!r} fail "
+                 f"(joint level {self.level}):"]
+        for t, rule in failed:
+            lines.append(f"- {t['claim'] or '(no claim)'}: {t['what'] or t['kind']}: estimate "
+                         f"{t['estimate']:.6g} against {t['value']:.6g} (se {t['se']:.3g}, "
+                         f"dof {t['dof']:g}): {rule}")
+        raise AssertionError("\n".join(lines))

@@ -773,9 +773,9 @@ def large_step_risk(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
         initial output :math:`f_0` and whose noise is correlated across neurons, both of which
         change the bulk's variance along the readout's mean direction
         (:func:`_mean_direction_change`); ``"residual-y"``, the network stepped with the
-        residual :math:`y` (``simulate_etas(..., initial_output=False)``): the correlated
+        residual :math:`y` (``helpers.run(..., initial_output=False)``): the correlated
         noise only; ``"population"``, the population model with an independent bulk
-        (:func:`helpers.simulate.population_model_risks`).
+        (``helpers.run(..., model="population")``).
 
     Returns
     -------

@@ -1,26 +1,23 @@
-r"""The first gradient step on the first layer (Ba et al. 2022, eq. 2.1).
+r"""Gradient steps on the first layer (Ba et al. 2022, eq. 2.1).
 
 The student :math:`f(x) = N^{-1/2} a^\top\sigma(W^\top x)` is trained on
 :math:`L = \frac1n\sum_i \frac12 (f(x_i) - y_i)^2` by one step on :math:`W` only:
 :math:`W_1 = W_0 + \eta\sqrt{N}\,G_0` with the negative gradient :math:`G_0` at :math:`W_0`.
 Further steps (chapters 6 and 7) repeat it on further batches, fresh or the same one
-(:func:`steps_on_batches`).
+(:func:`steps_on_batches`).  :func:`helpers.run` draws the data and calls these.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import check_matrix, check_nonnegative, problem_sizes
-from .activations import as_student, as_teacher
-from .data import init_student, sample_data, sample_teacher, spawn_streams
-from .second_layer import DEFAULT
+from ._validation import check_matrix, check_nonnegative
+from .activations import as_student
 
 __all__ = ["student_output", "empirical_loss", "first_step_gradient", "one_step",
-           "steps_on_batches", "FirstStep", "first_step_from_streams", "run_first_step"]
+           "steps_on_batches"]
 
 
 def _check_network(X, W, a):
@@ -84,7 +81,8 @@ def one_step(W0, G0, eta: float) -> np.ndarray:
     return W0 + (eta * math.sqrt(W0.shape[1])) * G0
 
 
-def steps_on_batches(W0, a, student, batches, *, eta, normalize: bool = False) -> list:
+def steps_on_batches(W0, a, student, batches, *, eta, normalize: bool = False,
+                     initial_output: bool = True) -> list:
     r"""Gradient steps on the first layer, one per batch, the second layer ``a`` fixed:
 
     .. math::
@@ -93,8 +91,8 @@ def steps_on_batches(W0, a, student, batches, *, eta, normalize: bool = False) -
 
     :math:`G` the negative gradient of :func:`first_step_gradient` on the batch
     :math:`(X_t, y_t)`.  The one multi-step loop of the book: fresh batches (a new pair per
-    step, e.g. :func:`helpers.multi_index.gradient_steps`), or the same pair given again
-    (reused batches, :mod:`helpers.two_steps`).
+    step), or the same pair given again (reused batches): :func:`helpers.run` with
+    ``steps > 1`` draws them.
 
     Parameters
     ----------
@@ -108,6 +106,8 @@ def steps_on_batches(W0, a, student, batches, *, eta, normalize: bool = False) -
         Learning rate(s) (>= 0) in the book's scaling; one for all steps, or one per batch.
     normalize : bool
         Rescale every neuron (column of :math:`W_{t+1}`) to unit norm after each step.
+    initial_output : bool
+        As in :func:`first_step_gradient` (``False``: the residual is :math:`y` alone).
 
     Returns
     -------
@@ -126,7 +126,8 @@ def steps_on_batches(W0, a, student, batches, *, eta, normalize: bool = False) -
                              f"got more batches")
         X = check_matrix(f"X of batch {t}", X, 2, (None, W.shape[0]))
         y = check_matrix(f"y of batch {t}", y, 1, (X.shape[0],))
-        G = first_step_gradient(X, y, W, a, student)      # G(W_t; X_t, y_t)
+        G = first_step_gradient(X, y, W, a, student,        # G(W_t; X_t, y_t)
+                                initial_output=initial_output)
         W = one_step(W, G, etas[0] if one_rate else etas[t])
         if normalize:
             W = W / np.linalg.norm(W, axis=0, keepdims=True)
@@ -137,88 +138,3 @@ def steps_on_batches(W0, a, student, batches, *, eta, normalize: bool = False) -
         raise ValueError(f"eta must be a number or one per batch ({len(Ws) - 1}); got "
                          f"{len(etas)} values")
     return Ws
-
-
-@dataclass
-class FirstStep:
-    """The first stage of the procedure: data, initialisation, gradient and step.
-
-    Shapes: ``beta`` (d,), or (d, k) for a k-index teacher
-    (:func:`helpers.multi_index.first_step_problem`), ``X`` (n, d), ``y`` (n,),
-    ``W0``/``W1``/``G0`` (d, N), ``a`` (N,).
-    """
-
-    beta: np.ndarray = field(repr=False)
-    X: np.ndarray = field(repr=False)
-    y: np.ndarray = field(repr=False)
-    W0: np.ndarray = field(repr=False)
-    a: np.ndarray = field(repr=False)
-    G0: np.ndarray = field(repr=False)
-    W1: np.ndarray = field(repr=False)
-    eta: float = 0.0
-
-    @property
-    def shape(self) -> tuple[int, int, int]:
-        """``(d, n, N)``."""
-        return self.d, self.n, self.N
-
-    @property
-    def d(self) -> int:
-        """Input dimension."""
-        return self.W0.shape[0]
-
-    @property
-    def n(self) -> int:
-        """Samples of the step."""
-        return self.X.shape[0]
-
-    @property
-    def N(self) -> int:
-        """Neurons."""
-        return self.W0.shape[1]
-
-
-def first_step_from_streams(student, teacher, *, d, n, N, eta, noise, streams,
-                second_layer=DEFAULT, initial_output=True) -> FirstStep:
-    """:func:`run_first_step` on checked sizes, resolved activations (the teacher centred)
-    and the streams of :func:`helpers.data.spawn_streams` (the seeded runners share them)."""
-    beta = sample_teacher(d, rng=streams["teacher"])
-    W0, a = init_student(d, N, rng=streams["init"], second_layer=second_layer)
-    X, y = sample_data(n, beta, teacher, noise=noise, rng=streams["step"])
-    G0 = first_step_gradient(X, y, W0, a, student, initial_output=initial_output)
-    return FirstStep(beta=beta, X=X, y=y, W0=W0, a=a, G0=G0, W1=one_step(W0, G0, eta),
-                     eta=float(eta))
-
-
-def run_first_step(student, teacher, *, d, psi1, psi2, eta, noise=0.0, seed=0,
-                   second_layer=DEFAULT, initial_output=True) -> FirstStep:
-    r"""Draw the teacher, the step data and the student, and take the first step.
-
-    Uses the random streams of :func:`helpers.data.spawn_streams`, like
-    :func:`helpers.simulate_one_step`, so for the same ``seed`` the two return the same
-    :math:`\beta_*, W_0, a, G_0, W_1`.
-
-    Parameters
-    ----------
-    student, teacher : str, callable or Activation
-    d : int
-    psi1, psi2 : float
-        ``n = round(psi1 d)`` samples, ``N = round(psi2 d)`` neurons.
-    eta : float
-        Learning rate (>= 0).
-    noise : float
-        Label-noise standard deviation.
-    seed : int, numpy.random.SeedSequence or numpy.random.Generator
-    second_layer : "gaussian" (default), "rademacher", (magnitudes, weights) or SecondLayer
-        The law of :math:`\sqrt N a_i` (:mod:`helpers.second_layer`, drawn by
-        :func:`helpers.init_student`).
-    initial_output : bool
-        See :func:`first_step_gradient`.
-    """
-    d, n, N = problem_sizes(d, psi1, psi2)
-    check_nonnegative("eta", eta)
-    check_nonnegative("noise", noise)
-    return first_step_from_streams(as_student(student), as_teacher(teacher), d=d, n=n, N=N,
-                                   eta=eta, noise=noise, streams=spawn_streams(seed),
-                                   second_layer=second_layer,
-                                   initial_output=initial_output)
