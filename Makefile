@@ -14,7 +14,8 @@ export BOOK_PROGRESS ?= 0
 # 2 cores). Binder sets the same in `binder/start`. Numbers do not change.
 export OPENBLAS_THREAD_TIMEOUT ?= 4
 # Everything make runs checks the book's claims at the book's setting: a chapter whose setting
-# differs from helpers.checks.BOOK_SETTINGS stops there instead of skipping its hidden checks
+# differs from the book's record (its parameter cell, recorded by tools/book_parameters.py)
+# stops there instead of skipping its hidden checks
 # (a reader's notebook, without this variable, skips a check the change breaks, with one line).
 export BOOK_STRICT ?= 1
 

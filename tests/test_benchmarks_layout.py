@@ -1,6 +1,7 @@
 """benchmarks/: scripts split by role (data, tools, investigations), each in the README, and
 every committed result a page reads carries its provenance beside it (issue 38, item 4)."""
 
+import ast
 import datetime as dt
 import json
 import re
@@ -96,3 +97,70 @@ def test_record_writes_a_sidecar_and_keeps_it_while_the_result_is_unchanged(tmp_
         provenance.record(result, tmp_path / "runs.csv", "x")
     with pytest.raises(ValueError, match="description"):
         provenance.record(result, script, "two\nlines")
+
+
+# --------------------------------------------------------------------------- one run, named seeds
+REMOVED_MODULES = {"helpers.simulate", "helpers.multi_index", "helpers.two_steps",
+                   "helpers.first_step"}
+REMOVED_NAMES = {"simulate_etas", "same_data_risks", "simulate_ck_and_ge", "spike_measurements",
+                 "gradient_singular_values", "population_model_risks", "risks_over_steps",
+                 "run_first_step", "first_step_from_streams", "FirstStep", "spawn_streams",
+                 "STREAMS", "book_seed", "BOOK_SETTINGS", "ByScale", "singular_values",
+                 "top_singular_pair", "top_singular"}
+HAND_MADE = {"default_rng", "SeedSequence"}
+
+
+def _offences(tree):
+    """What a script's code (not its docstrings) does outside the one run and its named seeds:
+    a removed module or name, a hand-made generator or SeedSequence, ``SEED + k``, a seed
+    written as a literal list, or a step size converted from eta_scale by hand."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module in REMOVED_MODULES:
+            yield node.lineno, f"from {node.module} import"
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            for alias in node.names:
+                if alias.name in REMOVED_MODULES or alias.name in REMOVED_NAMES:
+                    yield node.lineno, f"import {alias.name}"
+        name = (node.attr if isinstance(node, ast.Attribute)
+                else node.id if isinstance(node, ast.Name) else None)
+        if name in REMOVED_NAMES or name in HAND_MADE:
+            yield node.lineno, name
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and (
+                f"{node.value.id}.{node.attr}" in REMOVED_MODULES):
+            yield node.lineno, f"{node.value.id}.{node.attr}"
+        if (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)
+                and isinstance(node.left, ast.Name) and "SEED" in node.left.id
+                and isinstance(node.right, ast.Constant)):
+            yield node.lineno, f"{node.left.id} + {node.right.value}"
+        if isinstance(node, ast.keyword) and node.arg in ("seed", "seeds") and isinstance(
+                node.value, ast.List | ast.Tuple):
+            yield node.lineno, f"{node.arg}=[...]"
+        if isinstance(node, ast.keyword) and node.arg in ("eta", "etas") and any(
+                isinstance(c, ast.Call) and getattr(c.func, "attr", getattr(c.func, "id", ""))
+                == "sqrt" for c in ast.walk(node.value)):
+            yield node.lineno, f"{node.arg}=... sqrt(N) (eta_scale converted by hand)"
+        if isinstance(node, ast.List | ast.Tuple) and isinstance(node.ctx, ast.Load) and any(
+                isinstance(e, ast.Name) and "SEED" in e.id for e in node.elts):
+            yield node.lineno, "[..SEED..]"
+
+
+def test_the_scripts_draw_through_the_one_run_with_named_seeds():
+    # issue 46: every seeded simulation goes through helpers.run (or a preset of it), every
+    # stream is keyed by name; no SEED + k, no seed lists, no SeedSequence or default_rng, no
+    # eta = eta_scale sqrt(N) by hand (the run takes eta_scale).
+    bad = []
+    for script in sorted(BENCH.rglob("*.py")):
+        tree = ast.parse(script.read_text(encoding="utf-8"))
+        bad += [f"{script.relative_to(ROOT)}:{line}: {what}" for line, what in _offences(tree)]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_offence_finder_has_teeth():
+    code = ("import numpy as np\nfrom helpers.simulate import simulate_etas\n"
+            "rng = np.random.default_rng([1, 2])\nx = helpers.spawn_streams(SEED + 1)\n"
+            "helpers.run(seed=[3, d, k])\nf(d, [BASE_SEED, d, k])\n"
+            "helpers.simulate_one_step(eta=e * math.sqrt(N))\n")
+    found = {what for _, what in _offences(ast.parse(code))}
+    assert {"from helpers.simulate import", "import simulate_etas", "default_rng", "spawn_streams",
+            "SEED + 1", "seed=[...]", "[..SEED..]",
+            "eta=... sqrt(N) (eta_scale converted by hand)"} <= found, found

@@ -21,8 +21,22 @@ from _tools import ROOT
 
 # page -> {parameter: the new value, as Python source}; every page and the appendix
 CHANGES = {
+    "04_large_step.md": {"TEACHER": '"tanh"', "ALPHAS": "[0.2, 0.4]",
+                         "PARITY_TEACHERS": '["relu", "softplus"]'},
     "01_setting.md": {"RF_TEACHER": '"erf"', "RF_PSI1S": "[0.7, 2, 5, 12]",
                       "DIMS": "[24, 48, 96]"},
+    "02_spike.md": {"TEACHER": '"relu"', "STUDENTS": '["erf", "quadratic"]',
+                    "PSI1S": "[0.7, 2, 6]", "NOISES": "[0.25]"},
+    "appendix_maths.md": {"TEACHER": '"relu"', "GAMMAS": "[0.3, 1.5, 4]",
+                          "THETAS_W": "[2.5, 5, 10]", "SIZES_TW": "[40, 80, 160]"},
+    "03_small_step.md": {"GE_TEACHER": '"tanh"', "PSI2_GRID": "[0.7, 2.0, 6.0]",
+                         "FACT4_PSI1S": "[2.0, 8.0]", "ETAS": "[1.0, 3.0]"},
+    "05_exact_large_step.md": {"TEACHER": '"erf"',
+                               "ETA_GRID": "[0.0, 0.2, 0.75, 1.5, 3.0, 5.0]"},
+    "06_beyond_one_step.md": {"KAPPAS": "[1.25, 1.75, 2.25]", "TEACHER2": '"relu"',
+                              "DIMS4": "[48, 96, 192]"},
+    "07_two_steps.md": {"TEACHER": '"He2 + He3"', "POINTS": "[(0.3, 0.3), (0.4, 0.35)]",
+                        "DIMS_OUT": "[128, 256]"},
 }
 
 

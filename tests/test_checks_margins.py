@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from helpers.checks import margins
-from helpers.two_steps import count_outliers
+from helpers.measures import count_outliers
 
 
 def test_threshold_margin_is_the_smallest_relative_distance():

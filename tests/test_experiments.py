@@ -3,8 +3,10 @@
 import numpy as np
 import pytest
 
+import helpers
+from helpers import named_seed
 from helpers.config import PAPER, QUICK, scale
-from helpers.experiments import grid_points, summarise, sweep
+from helpers.experiments import grid_points, paired_gain, point_seed, summarise, sweep
 
 
 def _noisy(seed, mu, shift=0.0):
@@ -28,15 +30,124 @@ def test_sweep_mean_and_standard_error():
 
 
 def test_sweep_seeds_are_the_documented_seed_sequences():
-    # Seeds follow the point's position in the grid and the replicate (no claim about
-    # reordering the grid): run r of point i gets SeedSequence(seed, spawn_key=(i, r)).
+    # Run r of a point gets the child of the sweep's seed named by the point's values (in
+    # sorted order) and then by "run=r" (helpers.experiments.point_seed).
     _, raw = sweep(_noisy, {"mu": [0.0, 1.0]}, runs=3, seed=3, n_jobs=1, return_raw=True)
-    for (i, mu), r in [((0, 0.0), 0), ((0, 0.0), 2), ((1, 1.0), 1)]:
-        z = np.random.default_rng(np.random.SeedSequence(3, spawn_key=(i, r))).standard_normal()
+    for mu, r in [(0.0, 0), (0.0, 2), (1.0, 1)]:
+        ss = named_seed(3, f"mu={float(mu)!r}", f"run={r}")
+        assert point_seed(3, {"mu": mu}, r).spawn_key == ss.spawn_key
+        z = np.random.default_rng(ss).standard_normal()
         row = raw[(raw["mu"] == mu) & (raw["run"] == r)]
         assert row["value"].item() == mu + z
     other = sweep(_noisy, {"mu": [0.0, 1.0]}, runs=3, seed=4, n_jobs=1)
     assert not np.any(other["value"].to_numpy() == raw.groupby("mu")["value"].mean().to_numpy())
+
+
+def _values(raw, **point):
+    rows = raw
+    for k, v in point.items():
+        rows = rows[rows[k] == v]
+    return rows.sort_values("run")["value"].to_list()
+
+
+def test_a_points_draws_do_not_depend_on_the_rest_of_the_grid_or_its_order():
+    kw = dict(runs=3, seed=named_seed(0, "sweep"), n_jobs=1, return_raw=True)
+    _, full = sweep(_noisy, {"mu": [0.0, 1.0, 2.0], "shift": [0.0, 5.0]}, **kw)
+    _, part = sweep(_noisy, {"shift": [5.0], "mu": [2.0, 1.0]}, **kw)   # other order, fewer
+    for mu in (1.0, 2.0):
+        assert _values(part, mu=mu, shift=5.0) == _values(full, mu=mu, shift=5.0)
+    # the same value written as an integer or as a float is the same point
+    _, ints = sweep(_noisy, {"mu": [1], "shift": [5]}, **kw)
+    assert _values(ints, mu=1, shift=5) == _values(full, mu=1.0, shift=5.0)
+    # different points, different draws
+    assert _values(full, mu=1.0, shift=0.0) != [v - 1.0 for v in _values(full, mu=2.0,
+                                                                           shift=0.0)]
+
+
+def test_two_sweeps_with_the_same_seed_share_their_common_points():
+    seed = named_seed(1, "section")
+    _, a = sweep(_noisy, {"mu": [0.0, 1.0]}, runs=4, seed=seed, n_jobs=1, return_raw=True)
+    _, b = sweep(_noisy, {"mu": [1.0, 7.0]}, runs=4, seed=seed, n_jobs=1, return_raw=True)
+    assert _values(a, mu=1.0) == _values(b, mu=1.0)
+    _, c = sweep(_noisy, {"mu": [1.0]}, runs=4, seed=named_seed(1, "another section"),
+                 n_jobs=1, return_raw=True)
+    assert _values(c, mu=1.0) != _values(a, mu=1.0)
+    # more replicates add runs and keep the first ones
+    _, more = sweep(_noisy, {"mu": [1.0]}, runs=6, seed=seed, n_jobs=1, return_raw=True)
+    assert _values(more, mu=1.0)[:4] == _values(a, mu=1.0)
+
+
+def test_fixed_arguments_reach_every_call_and_name_no_seed():
+    _, plain = sweep(_noisy, {"mu": [0.0, 1.0]}, runs=2, seed=5, n_jobs=1, return_raw=True)
+    table, raw = sweep(_noisy, {"mu": [0.0, 1.0]}, fixed={"shift": 10.0}, runs=2, seed=5,
+                       n_jobs=1, return_raw=True)
+    assert "shift" not in table.columns
+    np.testing.assert_allclose(raw["value"], plain["value"] + 10.0)
+    with pytest.raises(ValueError, match=r"fixed and grid both name \['mu'\]"):
+        sweep(_noisy, {"mu": [0.0]}, fixed={"mu": 1.0}, runs=1, n_jobs=1)
+
+
+def test_labels_are_grouped_on_without_being_named():
+    def run(seed, mu):
+        rng = np.random.default_rng(seed)
+        return [{"eta": e, "lam": lam, "step": 1, "risk": mu * e + lam + rng.standard_normal()}
+                for e in (0.0, 1.0) for lam in (0.1, 1.0)]
+
+    table = sweep(run, {"mu": [1.0, 2.0]}, runs=3, n_jobs=1)
+    assert list(table.columns) == ["mu", "eta", "step", "lam", "risk", "risk_se", "runs"]
+    assert len(table) == 8 and (table["runs"] == 3).all()
+
+
+def test_the_one_run_is_the_default_runner():
+    fixed = dict(student="tanh", teacher="tanh", psi1=2.0, psi2=1.0, eta=[0.0, 1.0], lam=0.1,
+                 n_test=200)
+    seed = named_seed(2, "one run")
+    table, raw = sweep(None, {"d": [8, 12]}, fixed=fixed, runs=2, seed=seed, n_jobs=1,
+                       return_raw=True)
+    assert list(table.columns) == ["d", "eta", "lam", "risk", "risk_se", "runs"]
+    assert len(table) == 4
+    for r in range(2):
+        want = helpers.run(**fixed, d=12, seed=point_seed(seed, {"d": 12}, r))
+        got = raw[(raw["d"] == 12) & (raw["run"] == r)]
+        np.testing.assert_array_equal(got["risk"].to_numpy(), [w["risk"] for w in want])
+
+
+def test_a_runner_may_return_the_run_itself():
+    fixed = dict(student="tanh", teacher="tanh", psi1=2.0, psi2=1.0, eta=[0.0, 1.0], lam=0.1,
+                 n_test=200)
+    by_draw = sweep(helpers.draw, {"d": [8]}, fixed=fixed, runs=2, seed=3, n_jobs=1)
+    by_run = sweep(None, {"d": [8]}, fixed=fixed, runs=2, seed=3, n_jobs=1)
+    assert by_draw.equals(by_run)
+
+
+def test_paired_gain_needs_a_baseline_row_in_every_run():
+    import pandas as pd
+
+    raw = pd.DataFrame({"eta": [0.0, 1.0, 1.0], "risk": [1.0, 0.5, 0.6], "run": [0, 0, 1]})
+    with pytest.raises(ValueError, match="some runs have no baseline row"):
+        paired_gain(raw, "eta", 0.0)
+
+
+def test_grid_values_need_a_name_that_is_the_same_in_every_process():
+    from helpers.activations import get_activation
+
+    assert point_seed(0, {"student": get_activation("tanh")}, 0).spawn_key == \
+        point_seed(0, {"student": get_activation("tanh")}, 0).spawn_key
+    assert point_seed(0, {"g": np.tanh}, 0).spawn_key == named_seed(0, "g=<tanh>",
+                                                                    "run=0").spawn_key
+    assert point_seed(0, {"eta": (0.5, 1)}, 0).spawn_key == named_seed(
+        0, "eta=(0.5,1.0)", "run=0").spawn_key
+    assert point_seed(0, {"flag": True, "x": None}, 1).spawn_key == named_seed(
+        0, "flag=True,x=None", "run=1").spawn_key
+    assert point_seed(0, {"teacher": "tanh", "d": 8}, 0).spawn_key == named_seed(
+        0, "d=8.0,teacher='tanh'", "run=0").spawn_key
+    from fractions import Fraction
+
+    # no name, but a repr without an address
+    assert point_seed(0, {"q": Fraction(1, 3)}, 0).spawn_key == named_seed(
+        0, "q=Fraction(1, 3)", "run=0").spawn_key
+    with pytest.raises(ValueError, match="a grid value must have a name"):
+        point_seed(0, {"w": object()}, 0)
 
 
 def test_paired_keys_share_seeds():
@@ -69,6 +180,7 @@ def test_summarise_without_keys():
     [
         (dict(runs=0), "runs must be a positive integer"),
         (dict(seed=-1), "seed must be a non-negative integer"),
+        (dict(seed=np.random.default_rng(0)), "seed must be a non-negative integer or a"),
         (dict(paired=("nu",)), "paired names keys that are not in the grid"),
         (dict(by=("lam",)), "by names keys that run did not return"),
     ],
@@ -104,8 +216,6 @@ def test_scale_switch(monkeypatch):
 
 
 def test_paired_gain_is_the_mean_of_run_by_run_differences():
-    from helpers.experiments import paired_gain
-
     def run(seed, x):
         rng = np.random.default_rng(seed)
         shared = rng.standard_normal()  # the draw both levels share

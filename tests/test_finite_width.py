@@ -1,5 +1,5 @@
 """The finite-width theory of the large step (large_step_risk(..., d=d), issue 31) and the
-population model it describes (helpers.simulate.population_model_risks)."""
+population model it describes (helpers.run(..., model="population"))."""
 
 import math
 
@@ -7,10 +7,17 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from helpers.simulate import population_model_risks
+from helpers import named_seed, run
 from helpers.theory import kernel_lower_bound, large_step_parts, large_step_risk
 
 CELL = dict(psi1=16.0, psi2=0.5, lam=0.1)   # chapter 5's slow map cell
+
+
+def population_model_risks(student, teacher, *, etas, seed, **kw):
+    """The risk of the population model at each step size eta / sqrt(N) in ``etas``."""
+    return np.array([r["risk"] for r in run(student=student, teacher=teacher,
+                                            model="population", eta_scale=etas, seed=seed,
+                                            **kw)])
 
 
 @pytest.mark.parametrize("layer", ["rademacher", "gaussian"])
@@ -70,7 +77,9 @@ def test_population_model_follows_the_finite_width_theory(layer):
     within the two-sided 99.9% t band of the finite-width theory, and above the N -> infinity
     limit by more than that band (tolerances from the seeds' spread; no allowance)."""
     risks = np.array([population_model_risks("tanh", "tanh", d=256, etas=[1.0],
-                                             second_layer=layer, seed=[31, s], **CELL)[0]
+                                             second_layer=layer,
+                                             seed=named_seed(31, "population", f"run={s}"),
+                                             **CELL)[0]
                       for s in range(8)])
     band = stats.t.ppf(0.9995, risks.size - 1) * risks.std(ddof=1) / math.sqrt(risks.size)
     finite = large_step_risk("tanh", "tanh", eta_scale=1.0, second_layer=layer, d=256,
@@ -97,14 +106,16 @@ def test_population_model_input_checks_and_seeds():
                                **kw),
         population_model_risks("tanh", "tanh", lam=0.1, seed=3, second_layer="rademacher",
                                **kw))
-    with pytest.raises(ValueError, match="lam must be one"):
-        population_model_risks("tanh", "tanh", lam=[0.1, 1.0], **kw)
+    # several penalties: one risk per step size and penalty, the same draws
+    both = population_model_risks("tanh", "tanh", lam=[0.1, 1.0], seed=3, **kw)
+    np.testing.assert_allclose(both[::2], a, rtol=1e-12)
     with pytest.raises(ValueError, match="second_layer"):
-        population_model_risks("tanh", "tanh", lam=0.1, second_layer=([1.0], [0.5]), **kw)
+        population_model_risks("tanh", "tanh", lam=0.1, seed=3, second_layer=([1.0], [0.5]),
+                               **kw)
     with pytest.raises(ValueError, match="second_layer"):
-        population_model_risks("tanh", "tanh", lam=0.1, second_layer="uniform", **kw)
-    with pytest.raises(ValueError, match="etas"):
-        population_model_risks("tanh", "tanh", lam=0.1, **{**kw, "etas": [-1.0]})
+        population_model_risks("tanh", "tanh", lam=0.1, seed=3, second_layer="uniform", **kw)
+    with pytest.raises(ValueError, match="eta_scale"):
+        population_model_risks("tanh", "tanh", lam=0.1, seed=3, **{**kw, "etas": [-1.0]})
 
 
 # --------------------------------------------------------------------------- the initial output
@@ -188,14 +199,13 @@ def test_network_initial_output_effect_matches_theory(layer):
     without the initial output), and below zero by more than that band (the effect is seen).
     Measured at 16 seeds: -0.363 +- 0.013 and -0.226 +- 0.008 floors against -0.373 and
     -0.228 (+-1 layer)."""
-    from helpers import simulate_etas
     d, etas, runs = 256, np.array([0.5, 1.0]), 12
-    N = round(CELL["psi2"] * d)
 
     def risks(seed, initial_output):
-        return [r["risk"] for r in simulate_etas(
-            "tanh", "tanh", d=d, etas=etas * math.sqrt(N), seed=[41, seed],
-            second_layer=layer, initial_output=initial_output, **CELL)]
+        return [r["risk"] for r in run(
+            student="tanh", teacher="tanh", d=d, eta_scale=etas,
+            seed=named_seed(41, "initial output", f"run={seed}"), second_layer=layer,
+            initial_output=initial_output, **CELL)]
 
     diff = np.array([np.subtract(risks(k, True), risks(k, False)) for k in range(runs)])
     band = stats.t.ppf(0.9995, runs - 1) * diff.std(0, ddof=1) / math.sqrt(runs)
@@ -204,19 +214,6 @@ def test_network_initial_output_effect_matches_theory(layer):
                    - large_step_risk("tanh", "tanh", model="residual-y", **kw))
     assert np.all(np.abs(diff.mean(0) - theory_diff) < band), (diff.mean(0), theory_diff, band)
     assert np.all(diff.mean(0) < -band), (diff.mean(0), band)
-
-
-def test_step_without_initial_output_is_the_residual_y():
-    """first_step_gradient(..., initial_output=False) is eq. (2.1) with f0 replaced by 0."""
-    from helpers.first_step import first_step_gradient
-    rng = np.random.default_rng(5)
-    X, y = rng.standard_normal((20, 6)), rng.standard_normal(20)
-    W, a = rng.standard_normal((6, 4)) / math.sqrt(6), rng.standard_normal(4) / 2.0
-    G = first_step_gradient(X, y, W, a, "tanh", initial_output=False)
-    slope = 1.0 / np.cosh(X @ W) ** 2
-    want = X.T @ ((y / 2.0)[:, None] * a[None, :] * slope) / 20
-    np.testing.assert_allclose(G, want, rtol=1e-12)
-    assert not np.allclose(G, first_step_gradient(X, y, W, a, "tanh"))
 
 
 def test_unknown_finite_width_model_is_refused():

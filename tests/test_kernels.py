@@ -1,14 +1,15 @@
-"""Kernel ridge baselines and the same-data comparison (helpers.kernels)."""
+"""Kernel ridge baselines (helpers.kernels) and their comparison with the trained features on
+the same data (helpers.measures.kernel_risk in a run)."""
 
 import math
 
 import numpy as np
 import pytest
 
-from helpers import get_activation, ridge_path, simulate_one_step
+from helpers import get_activation, named_seed, ridge_path, run, simulate_one_step
 from helpers.kernels import KERNEL_NAMES, kernel_matrix, quadratic_features
+from helpers.measures import kernel_risk
 from helpers.ridge import kernel_ridge_path
-from helpers.simulate import same_data_risks
 
 
 @pytest.fixture
@@ -69,25 +70,29 @@ def test_kernel_ridge_equals_feature_ridge(rng):
                                atol=1e-10)
 
 
-def test_same_data_risks_reproduces_simulate_one_step():
-    kw = dict(d=24, psi1=2.0, psi2=1.5, noise=0.1)
-    rows = same_data_risks("tanh", "relu", etas={"step": 1.5}, lam=[1e-3, 1e-1], seed=11,
-                           n_test=600, **kw)
-    sim = simulate_one_step("tanh", "relu", lam=[1e-3, 1e-1], eta=1.5, seed=11, n_test=600,
-                            **kw)
-    np.testing.assert_allclose([r["risk"] for r in rows], sim.risk, rtol=1e-9)
+def test_the_kernels_share_the_runs_data_and_leave_its_risks_unchanged():
+    kw = dict(student="tanh", teacher="relu", d=24, psi1=2.0, psi2=1.5, noise=0.1,
+              seed=named_seed(11, "kernels"), n_test=600)
+    rows = run(**kw, eta=1.5, lam=[1e-3, 1e-1],
+               measures=("risk", kernel_risk(("ck", "ntk"), lam=[1e-4])))
+    sim = simulate_one_step(**kw, lam=[1e-3, 1e-1], eta=1.5)
+    np.testing.assert_allclose([r["risk"] for r in rows[:2]], sim.risk, rtol=1e-9)
+    assert [r.get("model") for r in rows] == [None, None, "ck", "ntk"]
 
 
-def test_same_data_risks_rows_and_shared_data():
-    kw = dict(d=16, psi1=2.0, psi2=1.0, noise=0.1, seed=3, n_test=300)
-    rows = same_data_risks("erf", "erf", etas={"rf": 0.0, "big": 4.0}, lam=[1e-2],
-                           kernels=KERNEL_NAMES, kernel_lam=[1e-4, 1e-3], **kw)
-    models = [r["model"] for r in rows]
-    assert models == ["rf", "big"] + [k for k in KERNEL_NAMES for _ in range(2)]
-    both = same_data_risks("erf", "erf", etas={"rf": 0.0}, lam=[1e-2], kernels=("ck",),
-                           kernel_data="both", **kw)
+def test_kernel_rows_and_shared_data():
+    kw = dict(student="erf", teacher="erf", d=16, psi1=2.0, psi2=1.0, noise=0.1, seed=3,
+              n_test=300, eta=[0.0, 4.0], lam=[1e-2])
+    rows = run(**kw, measures=("risk", kernel_risk(KERNEL_NAMES, lam=[1e-4, 1e-3])))
+    assert [r.get("eta") for r in rows[:2]] == [0.0, 4.0]
+    assert [r["model"] for r in rows[2:]] == [k for k in KERNEL_NAMES for _ in range(2)]
+    both = run(**kw, measures=("risk", kernel_risk(("ck",), lam=[1e-4, 1e-3], data="both")))
     assert both[0]["risk"] == rows[0]["risk"]  # same seed, same data for the features
     assert [r["risk"] for r in both[2:]] != [r["risk"] for r in rows[2:4]]  # 2n vs n points
+    # the rbf kernel takes its bandwidth
+    wide = run(**kw, measures=(kernel_risk("rbf", lam=1e-3, bandwidth=3.0),))
+    narrow = run(**kw, measures=(kernel_risk("rbf", lam=1e-3, bandwidth=0.5),))
+    assert wide[0]["risk"] != narrow[0]["risk"]
 
 
 @pytest.mark.parametrize(
@@ -101,30 +106,14 @@ def test_same_data_risks_rows_and_shared_data():
         (lambda X: kernel_ridge_path(-np.eye(3), np.ones(3), 0.1), "positive"),
         (lambda X: kernel_ridge_path(-np.eye(3), np.ones(3), [0.1, 0.2, 0.3]), "positive"),
         (lambda X: kernel_ridge_path(np.eye(3), np.ones(3), 0.0), "lam"),
-        (lambda X: same_data_risks("erf", "erf", d=8, psi1=1, psi2=1, etas={}, lam=1.0),
-         "etas"),
-        (lambda X: same_data_risks("erf", "erf", d=8, psi1=1, psi2=1, etas={"a": -1.0},
-                                   lam=1.0), "etas"),
-        (lambda X: same_data_risks("erf", "erf", d=8, psi1=1, psi2=1, etas={"a": 1.0},
-                                   lam=1.0, kernels=("poly",)), "kernels"),
-        (lambda X: same_data_risks("erf", "erf", d=8, psi1=1, psi2=1, etas={"a": 1.0},
-                                   lam=1.0, kernel_data="all"), "kernel_data"),
-        (lambda X: same_data_risks("erf", "erf", d=8, psi1=1, psi2=1, etas={"a": 1.0},
-                                   lam=1.0, n_test=0), "n_test"),
+        (lambda X: kernel_risk(("poly",), lam=1.0), "kinds"),
+        (lambda X: kernel_risk(("ck",), lam=1.0, data="all"), "data"),
+        (lambda X: kernel_risk(("ck",), lam=[]), "lam"),
     ],
 )
 def test_bad_inputs_raise(data, call, match):
     with pytest.raises(ValueError, match=match):
         call(data[0])
-
-
-def test_generator_seed_gives_the_same_draws_as_simulate_one_step():
-    kw = dict(d=12, psi1=2.0, psi2=1.0, noise=0.1, n_test=200)
-    rows = same_data_risks("tanh", "relu", etas={"step": 1.0}, lam=1e-2,
-                           seed=np.random.default_rng(5), **kw)
-    sim = simulate_one_step("tanh", "relu", lam=1e-2, eta=1.0,
-                            seed=np.random.default_rng(5), **kw)
-    assert rows[0]["risk"] == pytest.approx(sim.risk, rel=1e-9)
 
 
 def test_quadratic_kernel_is_the_gram_matrix_of_its_features(rng):

@@ -119,3 +119,35 @@ def test_simulated_ticks_keep_every_value_or_every_other():
     assert simulated_ticks((1, 2, 3), most=2) == [1, 3]
     with pytest.raises(ValueError, match="most"):
         simulated_ticks([1, 2], most=0)
+
+
+@pytest.mark.parametrize("values", [[0.027, 0.21], [1, 1.2], [5], [1e-4, 1e2], [0.3, 0.31],
+                                    [3, 300], [0.9, 1.1], [100, 10_000], [2, 2.9],
+                                    [0.0, -1.0, 0.5, 4.0, float("nan")]])
+@pytest.mark.parametrize("most", [3, 5])
+def test_log_ticks_are_plain_numbers_in_the_range_of_the_values(values, most):
+    from helpers.plotting import log_ticks
+
+    ticks = log_ticks(values, most=most)
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v) & (v > 0)]
+    lo, hi = v.min(), v.max()
+    assert 2 <= len(ticks) <= most and ticks == sorted(set(ticks)), ticks
+    for t in ticks:   # m 10^k with m among 1, 1.5, 2, 3, 5, 7: a plain number
+        k = np.floor(np.log10(t) + 1e-12)
+        assert round(t / 10**k, 9) in (1, 1.5, 2, 3, 5, 7), (t, ticks)
+        assert f"{t:g}" == f"{float(f'{t:.6g}'):g}"
+    inside = [t for t in ticks if lo <= t <= hi]
+    if len(inside) < 2:   # too few inside: the nearest outside on either side are added
+        assert ticks[0] <= lo and ticks[-1] >= hi, (values, ticks)
+    else:
+        assert inside == ticks, (values, ticks)
+
+
+def test_log_ticks_refuse_values_without_a_positive_number():
+    from helpers.plotting import log_ticks
+
+    assert log_ticks([0.027, 0.21]) == [0.05, 0.1, 0.2]
+    for bad in ([], [0.0, -1.0], [float("nan")]):
+        with pytest.raises(ValueError, match="at least one finite positive number"):
+            log_ticks(bad)

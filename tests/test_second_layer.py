@@ -15,16 +15,16 @@ def test_one_default_everywhere():
     """Every function with a second_layer parameter defaults to the paper's Gaussian layer."""
     import inspect
 
-    from helpers import first_step, multi_index, simulate, two_steps
+    from helpers import runs
     from helpers.theory import large_step
-    functions = [helpers.init_student, first_step.run_first_step, simulate.simulate_one_step,
-                 simulate.simulate_etas, simulate.population_model_risks,
-                 multi_index.first_step_problem, two_steps.run_steps,
-                 two_steps.second_step_spectra, large_step.large_step_risk,
-                 large_step.large_step_parts]
+    functions = [helpers.init_student, runs.draw, runs.simulate_one_step,
+                 large_step.large_step_risk, large_step.large_step_parts]
     for f in functions:
         assert inspect.signature(f).parameters["second_layer"].default == sl.DEFAULT, f
     assert sl.DEFAULT == "gaussian"
+    # helpers.run passes its arguments to draw: no second layer given, the same draws
+    kw = dict(student="tanh", teacher="tanh", d=6, psi1=1, psi2=2, seed=0)
+    np.testing.assert_array_equal(runs.draw(**kw).a, runs.draw(**kw, second_layer="gaussian").a)
 
 
 def test_named_layers_keep_the_draws():

@@ -5,18 +5,16 @@ The student-teacher pair of the statistical checks (erf student, tanh teacher) i
 in the chapter.
 """
 
-import math
 import warnings
 
 import numpy as np
 import pytest
 from scipy import integrate
 
-from helpers import run_first_step, simulate_one_step
+from helpers import draw, run
 from helpers.data import init_student, sample_teacher
 from helpers.feature_maps import ge_features
 from helpers.risk import ge_prediction_risk
-from helpers.simulate import simulate_ck_and_ge, simulate_etas
 from helpers.theory import (
     SmallStepWarning,
     deterministic_equivalent_risk,
@@ -119,7 +117,7 @@ def test_asymptotic_risk_matches_deterministic_equivalent_at_large_width():
     for eta in (0.0, 3.0):
         des = []
         for seed in range(3):
-            st = run_first_step(**PAIR, d=300, eta=eta, seed=seed, **kw)
+            st = draw(**PAIR, d=300, eta=eta, seed=seed, **kw)
             des.append(deterministic_equivalent_risk(st.W1, PAIR["student"],
                                                         PAIR["teacher"], st.beta, n=600,
                                                         lam=lam, noise=0.1))
@@ -134,8 +132,8 @@ def test_asymptotic_risk_matches_real_feature_simulation():
     # 5 standard errors + 0.6/sqrt(d) relative finite-size allowance (as in the chapter).
     kw = dict(psi1=2.0, psi2=1.5, noise=0.1, lam=1e-2)
     etas = [0.0, 3.0]
-    risks = np.array([[r["risk"] for r in simulate_etas(**PAIR, d=150, etas=etas,
-                                                            seed=s, n_test=3000, **kw)]
+    risks = np.array([[r["risk"] for r in run(**PAIR, d=150, eta=etas, n_test=3000,
+                                              seed=s, **kw)]
                       for s in range(6)])
     se = risks.std(0, ddof=1) / np.sqrt(len(risks))
     th = small_step_risk(**PAIR, eta=np.array(etas), **kw)
@@ -242,7 +240,7 @@ def test_ge_prediction_risk_is_the_population_formula():
 
 def test_deterministic_equivalent_matches_ridge_on_ge_features():
     # stage (i): one W1, ridge fitted on GE features for 6 training sets; 5 se + 3%.
-    st = run_first_step(**PAIR, d=150, psi1=2.0, psi2=1.5, eta=2.0, noise=0.1, seed=4)
+    st = draw(**PAIR, d=150, psi1=2.0, psi2=1.5, eta=2.0, noise=0.1, seed=4)
     lam = np.array([1e-3, 1e-1])
     de = deterministic_equivalent_risk(st.W1, "erf", "tanh", st.beta, n=300, lam=lam,
                                           noise=0.1)
@@ -260,45 +258,10 @@ def test_deterministic_equivalent_matches_ridge_on_ge_features():
     assert isinstance(r, float) and parts["kappa"].shape == (1,)
 
 
-def test_simulate_etas_equals_simulate_one_step():
-    kw = dict(d=40, psi1=2.0, psi2=1.5, noise=0.1, seed=9, n_test=500)
-    rows = simulate_etas(**PAIR, lam=[1e-3, 1e-1], etas=[0.0, 2.0], **kw)
-    ref = simulate_one_step(**PAIR, lam=[1e-3, 1e-1], eta=2.0, **kw).risk
-    # equal up to rounding: X W1 is formed as X W0 + eta sqrt(N) X G0 for every eta
-    np.testing.assert_allclose([r["risk"] for r in rows if r["eta"] == 2.0], ref, rtol=1e-10)
-    chunked = simulate_etas(**PAIR, lam=[1e-3, 1e-1], etas=[0.0, 2.0], chunk=128, **kw)
-    np.testing.assert_allclose([r["risk"] for r in chunked], [r["risk"] for r in rows],
-                               rtol=1e-12)
-
-
-def test_simulate_etas_takes_the_large_step_scale():
-    kw = dict(d=40, psi1=2.0, psi2=1.5, lam=1e-2, seed=4, n_test=500)
-    N = round(1.5 * 40)
-    scaled = simulate_etas(**PAIR, eta_scales=[0.0, 0.5], **kw)
-    plain = simulate_etas(**PAIR, etas=[0.0, 0.5 * math.sqrt(N)], **kw)
-    assert [r["eta_scale"] for r in scaled] == [0.0, 0.5] and "eta" not in scaled[0]
-    assert [r["risk"] for r in scaled] == [r["risk"] for r in plain]  # the same arithmetic
-    for both in (dict(), dict(etas=[1.0], eta_scales=[1.0])):
-        with pytest.raises(ValueError, match="exactly one of etas"):
-            simulate_etas(**PAIR, **both, **kw)
-    with pytest.raises(ValueError, match="eta_scale"):
-        simulate_etas(**PAIR, eta_scales=[-1.0], **kw)
-
-
-def test_simulate_etas_passes_the_second_layer():
-    kw = dict(d=40, psi1=2.0, psi2=1.5, lam=1e-2, seed=4, n_test=500)
-    for layer in ("gaussian", "rademacher"):
-        rows = simulate_etas(**PAIR, etas=[3.0], second_layer=layer, **kw)
-        ref = simulate_one_step(**PAIR, eta=3.0, second_layer=layer, **kw).risk
-        np.testing.assert_allclose(rows[0]["risk"], ref, rtol=1e-10)
-    assert (simulate_etas(**PAIR, etas=[3.0], **kw)[0]["risk"]
-            != simulate_etas(**PAIR, etas=[3.0], second_layer="rademacher", **kw)[0]["risk"])
-
-
-def test_simulate_ck_and_ge_scalar_and_array():
+def test_gaussian_equivalent_records_per_penalty():
     kw = dict(d=40, psi1=2.0, psi2=1.5, eta=1.0, noise=0.1, seed=2, n_test=500)
-    out = simulate_ck_and_ge(**PAIR, lam=1e-2, **kw)
-    assert set(out) == {"risk_ck", "risk_ck_mc_se", "risk_ge", "risk_de"}
-    assert all(isinstance(v, float) for v in out.values())
-    out = simulate_ck_and_ge(**PAIR, lam=[1e-2, 1e-1], **kw)
-    assert out["risk_ge"].shape == (2,)
+    rows = run(**PAIR, lam=1e-2, measures=("risk", "gaussian_equivalent"), **kw)
+    assert len(rows) == 1 and set(rows[0]) == {"eta", "lam", "risk", "risk_ge", "risk_de"}
+    assert all(isinstance(v, float) for v in rows[0].values())
+    rows = run(**PAIR, lam=[1e-2, 1e-1], measures=("gaussian_equivalent",), **kw)
+    assert [r["lam"] for r in rows] == [1e-2, 1e-1]

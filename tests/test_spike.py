@@ -1,14 +1,20 @@
-"""The rank-one spike of the first gradient: limits (theory.spike) and measurements (spectra)."""
+"""The rank-one spike of the first gradient: limits (theory.spike), the matrix tools that
+measure it (spectra) and the run's measures of it (helpers.measures)."""
 
 import math
 
 import numpy as np
 import pytest
 
-from helpers import spectra, theory
+from helpers import draw, named_seed, run, spectra, theory
 from helpers.activations import get_activation
-from helpers.first_step import first_step_gradient, run_first_step
-from helpers.simulate import gradient_singular_values, spike_measurements
+from helpers.steps import first_step_gradient
+
+
+def _first_step(student, teacher, *, d, psi1, psi2, seed, noise=0.0):
+    """The first step of the run for a seed (no step taken: the gradient and its data)."""
+    return draw(student=student, teacher=teacher, d=d, psi1=psi1, psi2=psi2, noise=noise,
+                seed=seed)
 
 
 # ------------------------------------------------------------------ theory: closed forms
@@ -89,8 +95,8 @@ def test_theory_validation(call, match):
 # ------------------------------------------------------------------ spectra: exact identities
 def test_rank_one_part_is_exact_up_to_the_output_for_a_linear_student():
     # sigma' = 1 = mu1, so G0 - A = -(1 / (n sqrt N)) X^T f(X) a^T exactly.
-    fs = run_first_step("linear", "tanh", d=20, psi1=2, psi2=1.5, eta=0.0, seed=1)
-    d, n, N = fs.shape
+    fs = _first_step("linear", "tanh", d=20, psi1=2, psi2=1.5, seed=1)
+    n, N = fs.n, fs.N
     A = spectra.rank_one_part(fs.X, fs.y, fs.a, "linear")
     f = fs.X @ fs.W0 @ fs.a / math.sqrt(N)
     np.testing.assert_allclose(fs.G0 - A, -np.outer(fs.X.T @ f, fs.a) / (n * math.sqrt(N)),
@@ -99,13 +105,15 @@ def test_rank_one_part_is_exact_up_to_the_output_for_a_linear_student():
 
 
 @pytest.mark.parametrize("shape", [(6, 9), (9, 6)])
-def test_singular_values_and_top_pair_match_svd(shape):
+def test_singular_values_and_vectors_match_svd(shape):
     G = np.random.default_rng(2).standard_normal(shape)
     U, s, _ = np.linalg.svd(G)
-    np.testing.assert_allclose(spectra.singular_values(G), s, rtol=1e-10)
-    top, u = spectra.top_singular_pair(G)
-    assert top == pytest.approx(s[0])
-    assert abs(u @ U[:, 0]) == pytest.approx(1.0)
+    np.testing.assert_allclose(spectra.singular(G), s, rtol=1e-10)
+    np.testing.assert_allclose(spectra.singular(G, top=3), s[:3], rtol=1e-10)
+    top, u = spectra.singular(G, 2, left=True)
+    np.testing.assert_allclose(top, s[:2], rtol=1e-10)
+    assert u.shape == (shape[0], 2)
+    np.testing.assert_allclose(np.abs(np.sum(u * U[:, :2], axis=0)), 1.0, rtol=1e-10)
 
 
 def test_squared_overlap_is_scale_free():
@@ -128,8 +136,11 @@ def test_loglog_slope_recovers_a_power_law():
 
 # ------------------------------------------------------------------ measurements
 def test_measurements_use_the_seeded_first_step():
-    m = spike_measurements("tanh", "relu", d=24, psi1=2, psi2=1.5, noise=0.1, seed=5)
-    fs = run_first_step("tanh", "relu", d=24, psi1=2, psi2=1.5, eta=0.0, noise=0.1, seed=5)
+    kw = dict(student="tanh", teacher="relu", d=24, psi1=2, psi2=1.5, noise=0.1,
+              seed=named_seed(5, "spike"))
+    overlaps, norms = run(**kw, measures=("overlap", "gradient_norms"))   # a record each
+    m = {**overlaps, **norms}
+    fs = draw(**kw)
     s = np.linalg.svd(fs.G0, compute_uv=False)
     assert m["spike"] == pytest.approx(math.sqrt(36) * s[0])
     assert m["second"] == pytest.approx(math.sqrt(36) * s[1])
@@ -137,37 +148,36 @@ def test_measurements_use_the_seeded_first_step():
     assert m["W0_fro"] == pytest.approx(np.linalg.norm(fs.W0))
     assert (m["n"], m["N"]) == (48, 36)
     assert m["bulk_loss"] == pytest.approx(m["overlap_A"] - m["overlap"])
-    light = spike_measurements("tanh", "relu", d=24, psi1=2, psi2=1.5, noise=0.1,
-                                       seed=5, norms=False)
+    (light,) = run(**kw, measures=("overlap",))
     assert set(light) == {"overlap", "overlap_A", "bulk_loss"}
     assert light["overlap"] == m["overlap"]
 
 
 def test_gradient_singular_values_records():
-    recs = gradient_singular_values("tanh", "tanh", d=16, psi1=2, psi2=2, seed=0)
+    kw = dict(student="tanh", teacher="tanh", d=16, psi1=2, psi2=2, seed=0)
+    recs = run(**kw, measures=("spectrum",))
     assert [r["index"] for r in recs] == list(range(1, 17))
     values = [r["s"] for r in recs]
     assert np.all(np.diff(values) <= 0)
-    fs = run_first_step("tanh", "tanh", d=16, psi1=2, psi2=2, eta=0.0, seed=0)
+    fs = draw(**kw)
     np.testing.assert_allclose(values, math.sqrt(32) * np.linalg.svd(fs.G0, compute_uv=False))
-    assert len(gradient_singular_values("tanh", "tanh", d=16, psi1=2, psi2=2, k=3)) == 3
 
 
 def test_overlap_matches_the_limit_in_simulation():
     # 12 runs at d = 200, psi1 = 2 (tanh student and teacher); tol = 5 standard errors plus a
     # 1/d finite-size allowance (see the chapter's derivation).
-    runs = [spike_measurements("tanh", "tanh", d=200, psi1=2.0, psi2=1.0,
-                                       seed=np.random.SeedSequence(11, spawn_key=(r,)),
-                                       norms=False)["overlap"] for r in range(12)]
+    runs = [run(student="tanh", teacher="tanh", d=200, psi1=2.0, psi2=1.0,
+                seed=named_seed(11, "overlap", f"run={r}"), measures=("overlap",))[0]["overlap"]
+            for r in range(12)]
     mean, se = np.mean(runs), np.std(runs, ddof=1) / math.sqrt(len(runs))
     assert abs(mean - theory.spike_alignment("tanh", psi1=2.0)) <= 5 * se + 1 / 200
 
 
 def test_even_student_gradient_has_no_rank_one_part():
-    fs = run_first_step("quadratic", "tanh", d=12, psi1=2, psi2=1, eta=0.0, seed=3)
+    fs = _first_step("quadratic", "tanh", d=12, psi1=2, psi2=1, seed=3)
     assert np.all(spectra.rank_one_part(fs.X, fs.y, fs.a, "quadratic") == 0.0)
     # sigma' = 2z: G0 = (2 / (n sqrt N)) X^T diag(r) X W0 diag(a), computed independently.
-    d, n, N = fs.shape
+    n, N = fs.n, fs.N
     r = fs.y - (fs.X @ fs.W0) ** 2 @ fs.a / math.sqrt(N) + fs.a.sum() / math.sqrt(N)
     expected = 2 * fs.X.T @ (r[:, None] * fs.X) @ fs.W0 * fs.a / (n * math.sqrt(N))
     np.testing.assert_allclose(first_step_gradient(fs.X, fs.y, fs.W0, fs.a, "quadratic"),
@@ -179,15 +189,16 @@ def test_even_student_gradient_has_no_rank_one_part():
     [
         (lambda: spectra.squared_overlap(np.zeros(3), np.ones(3)), "nonzero"),
         (lambda: spectra.squared_overlap(np.ones(3), np.ones(4)), "shape"),
-        (lambda: spectra.singular_values(np.ones(3)), "2-d array"),
-        (lambda: spectra.top_singular_pair(np.ones(3)), "2-d array"),
+        (lambda: spectra.singular(np.ones(3)), "2-d float array"),
+        (lambda: spectra.singular(np.ones((3, 2), dtype=int)), "2-d float array"),
+        (lambda: spectra.singular(np.ones((3, 2)), 0), "top must be a positive integer"),
+        (lambda: spectra.singular(np.ones((3, 2)), 3), "top must be at most"),
         (lambda: spectra.rank_one_part(np.ones((3, 2)), np.ones(4), np.ones(2), "tanh"), "shape"),
         (lambda: spectra.loglog_slope([1, 2], [1, 2]), "at least 3"),
         (lambda: spectra.loglog_slope([1, 2, 0], [1, 2, 3]), "positive"),
         (lambda: spectra.loglog_slope([1, 2, 3], [1, 2, 3], se=[1, 0, 1]), "se must be"),
-        (lambda: gradient_singular_values("tanh", "tanh", d=4, psi1=1, psi2=1, k=0),
-         "k must be"),
-        (lambda: spike_measurements("tanh", "tanh", d=4, psi1=-1, psi2=1), "psi1 must"),
+        (lambda: run(student="tanh", teacher="tanh", d=4, psi1=-1, psi2=1, seed=0,
+                     measures=("overlap",)), "psi1 must"),
     ],
 )
 def test_spectra_validation(call, match):
@@ -195,17 +206,15 @@ def test_spectra_validation(call, match):
         call()
 
 
-def test_top_singular_matches_the_svd_of_the_centred_matrix():
+def test_singular_of_the_centred_matrix_matches_its_svd():
+    # what the removed spectra.top_singular did: the top singular pairs of F with its columns
+    # centred (the chapters centre the columns themselves)
     rng = np.random.default_rng(3)
     F = rng.standard_normal((60, 12)) + np.linspace(0, 3, 12)  # columns with nonzero means
-    s, U = spectra.top_singular(F, 3)
+    s, U = spectra.singular(F - F.mean(axis=0), 3, left=True)
     U_ref, s_ref, _ = np.linalg.svd(F - F.mean(axis=0), full_matrices=False)
     np.testing.assert_allclose(s, s_ref[:3], rtol=1e-10)
     np.testing.assert_allclose(np.abs(np.sum(U * U_ref[:, :3], axis=0)), 1.0, rtol=1e-10)
-    s32, _ = spectra.top_singular(F.astype(np.float32), 1)
-    assert s32.dtype == np.float32 and s32[0] == pytest.approx(s_ref[0], rel=1e-5)
-    for r in (0, 13):
-        with pytest.raises(ValueError, match="r must"):
-            spectra.top_singular(F, r)
-    with pytest.raises(ValueError, match="2-d float"):
-        spectra.top_singular(F[0], 1)
+    F32 = (F - F.mean(axis=0)).astype(np.float32)
+    s32, U32 = spectra.singular(F32, 1, left=True)
+    assert U32.dtype == np.float32 and s32[0] == pytest.approx(s_ref[0], rel=1e-5)

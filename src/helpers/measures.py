@@ -16,8 +16,12 @@ gaussian_equivalent  ridge on the Gaussian-equivalent features of the same ridge
                   (``risk_de``), per penalty
 movement          the mean distance a neuron moved, :math:`\frac1N\sum_i\|w_i - w^0_i\|`
 direction_overlap root-mean-square cosine of the neurons with each teacher direction
+control_overlap   the same with as many control directions, orthogonal to span(B): the
+                  level of neurons that learned nothing, measured on the same matrix
 subspace_overlap  mean share of a neuron's squared norm inside span(B)
 top_direction     share of span(B) in the top left singular vector of :math:`W - W_0`
+parity            the risk on the test points and their negatives, split exactly into the
+                  error on the teacher's odd part and the energy of its even part
 
 Measures of the run
 -------------------
@@ -29,12 +33,13 @@ kernel_risk(...)  kernel ridge on the ridge set (a factory: the kernels and pena
 
 Functions on matrices (used by the measures, and by chapters on their own matrices)
 ------------------------------------------------------------------------------------
-direction_overlaps, subspace_overlap, top_direction_overlap, hermite_alignment,
-count_outliers, transformed_label_vector
+direction_overlaps, control_directions, subspace_overlap, top_direction_overlap,
+hermite_alignment, count_outliers, transformed_label_vector
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 
@@ -56,16 +61,25 @@ from .spectra import rank_one_part, singular, squared_overlap
 from .theory.deterministic_equivalent import deterministic_equivalent_risk
 
 __all__ = ["MEASURES", "per_run", "resolve", "risk", "best_risk", "gaussian_equivalent",
-           "movement", "direction_overlap", "subspace_overlap_measure", "top_direction",
-           "overlap", "gradient_norms", "spectrum", "kernel_risk", "direction_overlaps",
-           "subspace_overlap", "top_direction_overlap", "hermite_alignment", "count_outliers",
+           "movement", "direction_overlap", "control_overlap", "subspace_overlap_measure",
+           "top_direction", "parity_split", "overlap", "gradient_norms", "spectrum",
+           "kernel_risk", "direction_overlaps", "control_directions", "subspace_overlap",
+           "top_direction_overlap", "hermite_alignment", "count_outliers",
            "transformed_label_vector"]
 
 
 def per_run(f: Callable) -> Callable:
-    """Mark ``f(run)`` as a measure of the whole run (called once, not per weight matrix)."""
-    f.per_run = True
-    return f
+    """``f(run)`` as a measure of the whole run (called once, not per weight matrix).
+
+    The mark is carried by a wrapper, not set on ``f``: joblib's worker processes rebuild a
+    ``functools.partial`` without its attributes, so a marked partial would arrive unmarked."""
+
+    @functools.wraps(f)
+    def measure(run):
+        return f(run)
+
+    measure.per_run = True
+    return measure
 
 
 # --------------------------------------------------------------------------- functions on matrices
@@ -86,6 +100,24 @@ def direction_overlaps(W, B) -> np.ndarray:
     1/\sqrt d`; a neuron aligned with :math:`\theta_j` contributes 1.
     """
     return np.sqrt(_cosines_sq(W, B).mean(axis=1))
+
+
+def control_directions(B, rng) -> np.ndarray:
+    r"""``k`` orthonormal directions orthogonal to span(B), shape (d, k): a Gaussian draw with
+    span(B) projected out, then orthonormalised.
+
+    For Gaussian inputs the projections on them are independent of the projections on
+    :math:`B`, so labels :math:`f_*(B^\top x)` carry nothing about them: a neuron's cosine with
+    a control direction is what it is with a teacher direction when it has learned nothing.
+    """
+    B = check_matrix("B", B, 2)
+    d, k = B.shape
+    if d < 2 * k:
+        raise ValueError(f"B must have at most d/2 columns (room for as many controls); got "
+                         f"d={d}, k={k}")
+    Q = np.linalg.qr(B)[0]
+    G = rng.standard_normal((d, k))
+    return np.linalg.qr(G - Q @ (Q.T @ G))[0]
 
 
 def subspace_overlap(W, B) -> float:
@@ -164,6 +196,14 @@ def _directions(run) -> np.ndarray:
     return run.beta[:, None] if run.beta.ndim == 1 else run.beta
 
 
+def _gradient(run, measure: str) -> np.ndarray:
+    """The run's gradient G0; ``ValueError`` for the population model, which takes none."""
+    if run.G0 is None:
+        raise ValueError(f"the measure {measure!r} needs the gradient G0; the population model "
+                         f"(model='population') takes no step")
+    return run.G0
+
+
 # --------------------------------------------------------------------------- of a weight matrix
 def risk(run, labels) -> list[dict]:
     r"""Ridge on :math:`\sigma(\tilde XW)` for every penalty of the run, and its prediction risk
@@ -185,6 +225,8 @@ def gaussian_equivalent(run, labels) -> list[dict]:
     :math:`\mu_1\tilde XW + \mu_2 Z` (:math:`Z` from the stream ``"ge_noise"``, the same for
     every weight matrix) and its exact risk ``risk_ge``; the deterministic equivalent of the
     ridge risk for this :math:`W` (``risk_de``); per penalty."""
+    if run.lambdas is None:
+        raise ValueError("this run has no readout: give lam (the ridge penalties)")
     W = run.weights[labels]
     Xr, yr = run.ridge_data()
     coef = ridge_path(ge_features(Xr, W, run.student, rng=run.rng("ge_noise")), yr,
@@ -209,6 +251,16 @@ def direction_overlap(run, labels) -> list[dict]:
     return [{"direction": j + 1, "overlap": float(v)} for j, v in enumerate(m)]
 
 
+def control_overlap(run, labels) -> list[dict]:
+    """:func:`direction_overlaps` of the matrix with as many control directions as the
+    teacher has (:func:`control_directions`, from the run's stream ``"control"``, the same for
+    every matrix of the run): rows ``{"direction": j, "control": m_j}``, which merge with
+    :func:`direction_overlap`'s rows of the same ``j``."""
+    C = control_directions(_directions(run), run.rng("control"))
+    m = direction_overlaps(run.weights[labels], C)
+    return [{"direction": j + 1, "control": float(v)} for j, v in enumerate(m)]
+
+
 def subspace_overlap_measure(run, labels) -> dict:
     """:func:`subspace_overlap` of the matrix with span(B): ``{"subspace": ...}``."""
     return {"subspace": subspace_overlap(run.weights[labels], _directions(run))}
@@ -219,6 +271,42 @@ def top_direction(run, labels) -> dict:
     return {"top": top_direction_overlap(run.weights[labels] - run.W0, _directions(run))}
 
 
+def parity_split(run, labels) -> list[dict]:
+    r"""The risk split by parity (chapter 1's Proposition 1.1), on the run's test points
+    :math:`x` and their negatives :math:`-x`: with :math:`P_{\rm odd}f(x) = \tfrac12(f(x) -
+    f(-x))` and :math:`P_{\rm even}f(x) = \tfrac12(f(x) + f(-x))`, the risk on the pairs is
+    exactly ``odd_error + even_norm`` (the cross term cancels pair by pair) for a readout
+    :math:`f` whose even part is zero, as is that of an odd student without biases.  Rows per
+    penalty: ``{"lam", "parity_risk", "odd_error", "even_norm", "even_pred"}`` with
+    ``parity_risk`` :math:`E(f - f_*)^2`, ``odd_error`` :math:`E(f - P_{\rm odd}f_*)^2`,
+    ``even_norm`` :math:`E(P_{\rm even}f_*)^2` and ``even_pred`` the largest
+    :math:`|P_{\rm even}f|` over the pairs (zero to rounding for an odd student), all on the
+    :math:`2\times` ``n_test`` points."""
+    if "negated test" not in run._cache:   # -x and f*(-x), drawn once with the test points
+        run._cache["negated test"] = [(-Xt, run.labels_of(-Xt)) for Xt, _ in run.test_blocks()]
+    coef, linear = run.ridge_fit(labels)
+    dtype = np.float32 if run.precision == "mixed" else np.float64
+    sums = np.zeros((2, run.lambdas.size))
+    even_norm, even_pred, m = 0.0, np.zeros(run.lambdas.size), 0
+    for (Xt, f_plus), (Xm, f_minus) in zip(run.test_blocks(), run._cache["negated test"],
+                                            strict=True):
+        pred = [run.features(X, labels) @ coef.astype(dtype, copy=False) for X in (Xt, Xm)]
+        if linear is not None:
+            pred = [p + (linear[0] + X @ linear[1])[:, None]
+                    for p, X in zip(pred, (Xt, Xm), strict=True)]
+        f_odd = ((f_plus - f_minus) / 2)[:, None]            # P_odd f* at x (minus it at -x)
+        sums[0] += (((pred[0] - f_plus[:, None]) ** 2 + (pred[1] - f_minus[:, None]) ** 2)
+                    / 2).sum(axis=0)
+        sums[1] += (((pred[0] - f_odd) ** 2 + (pred[1] + f_odd) ** 2) / 2).sum(axis=0)
+        even_norm += float((((f_plus + f_minus) / 2) ** 2).sum())
+        even_pred = np.maximum(even_pred, np.abs(pred[0] + pred[1]).max(axis=0) / 2)
+        m += Xt.shape[0]
+    return [{"lam": float(lv), "parity_risk": float(r), "odd_error": float(o),
+             "even_norm": even_norm / m, "even_pred": float(e)}
+            for lv, r, o, e in zip(run.lambdas, sums[0] / m, sums[1] / m, even_pred,
+                                   strict=True)]
+
+
 # --------------------------------------------------------------------------- of the whole run
 @per_run
 def overlap(run) -> dict:
@@ -227,7 +315,7 @@ def overlap(run) -> dict:
     :math:`X^\top y`, the direction of the rank-one part A; ``bulk_loss`` their difference
     (for a k-index teacher, with its first direction)."""
     beta = _directions(run)[:, 0]
-    _, U = singular(run.G0, 1, left=True)
+    _, U = singular(_gradient(run, "overlap"), 1, left=True)
     out = {"overlap": squared_overlap(U[:, 0], beta),
            "overlap_A": squared_overlap(run.X.T @ run.y, beta)}
     out["bulk_loss"] = out["overlap_A"] - out["overlap"]
@@ -241,7 +329,7 @@ def gradient_norms(run) -> dict:
     :math:`\sqrt N s_2(G_0)`; ``W0_op`` :math:`\|W_0\|`; ``W0_fro`` :math:`\|W_0\|_F`; and
     ``n``, ``N``."""
     N = run.N
-    sv = singular(run.G0)
+    sv = singular(_gradient(run, "gradient_norms"))
     A = rank_one_part(run.X, run.y, run.a, run.student)
     return {"ratio": float(singular(run.G0 - A, 1)[0] / sv[0]),
             "spike": math.sqrt(N) * float(sv[0]),
@@ -255,7 +343,7 @@ def gradient_norms(run) -> dict:
 @per_run
 def spectrum(run) -> list[dict]:
     r"""Every singular value of :math:`\sqrt N G_0`, decreasing: rows ``{"index": i, "s"}``."""
-    sv = math.sqrt(run.N) * singular(run.G0)
+    sv = math.sqrt(run.N) * singular(_gradient(run, "spectrum"))
     return [{"index": i + 1, "s": float(s)} for i, s in enumerate(sv)]
 
 
@@ -295,8 +383,10 @@ MEASURES = {
     "gaussian_equivalent": gaussian_equivalent,
     "movement": movement,
     "direction_overlap": direction_overlap,
+    "control_overlap": control_overlap,
     "subspace_overlap": subspace_overlap_measure,
     "top_direction": top_direction,
+    "parity": parity_split,
     "overlap": overlap,
     "gradient_norms": gradient_norms,
     "spectrum": spectrum,

@@ -104,6 +104,10 @@ def log_ticks(values, most: int = 5) -> list:
         below, above = [t for t in grid if t < lo], [t for t in grid if t > hi]
         inside = ([below[-1]] if below else []) + inside + ([above[0]] if above else [])
         lo, hi = inside[0], inside[-1]
+    if len(inside) > most:   # many decades: ticks at powers of ten only
+        decades = [t for t in inside if math.isclose(10 ** round(math.log10(t)), t)]
+        if len(decades) >= 2:
+            inside = decades
     return inside[::math.ceil(len(inside) / most)]
 
 

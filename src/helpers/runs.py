@@ -201,11 +201,13 @@ class Run:
 
         The one speed trick of the run (a reader may skip it): a one-step matrix is
         :math:`W_0 + s G_0`, so :math:`XW = XW_0 + s\,XG_0`, and the two products of an input
-        set that the run keeps (the ridge set, the test blocks) serve every step size.
+        set that the run keeps (the ridge set, the test blocks) serve every step size.  With
+        one step size that would be two products where one does, so a run with one weight
+        matrix multiplies by it directly (the same numbers to rounding).
         ``precision="mixed"`` computes these products in float32.
         """
         dtype = np.float32 if self.precision == "mixed" else np.float64
-        if labels in self._affine:
+        if labels in self._affine and len(self._affine) > 1:
             P0, P1 = self._products(X, dtype)
             return self.student(P0 + self._affine[labels] * P1)
         W = self.weights[labels]
@@ -244,8 +246,9 @@ class Run:
             yield pred - target[:, None]
 
     # ---------------------------------------------------------------- records
-    def records(self, measures) -> list[dict]:
-        """Every measure of this run, as records (see :func:`run`)."""
+    def records(self, measures=("risk",)) -> list[dict]:
+        """Every measure of this run, as records (see :func:`run`; by default the risk, as
+        there, so that a runner of :func:`helpers.sweep` may return the run itself)."""
         from .measures import resolve
 
         out = []
@@ -263,7 +266,10 @@ class Run:
 
 
 def _as_rows(result, measure) -> list[dict]:
-    rows = [result] if isinstance(result, Mapping) else list(result)
+    try:
+        rows = [result] if isinstance(result, Mapping) else list(result)
+    except TypeError:   # not a dict nor a list: reported below
+        rows = [result]
     for row in rows:
         if not isinstance(row, Mapping):
             raise ValueError(f"measure {getattr(measure, '__name__', measure)!r} must return a "
@@ -422,9 +428,14 @@ def draw(*, student, teacher, d, psi1, psi2, seed, k=None, noise=0.0,
         rates = [v * scale] if np.ndim(v) == 0 else [x * scale for x in v]
         if np.ndim(v) != 0 and len(rates) != steps:
             raise ValueError(f"{name}: {v!r} has {len(rates)} rates for {steps} steps")
-        Ws = steps_on_batches(W0, a, student, batch_list, eta=rates[0] if len(rates) == 1
-                              else rates, normalize=normalize,
-                              initial_output=bool(initial_output))
+        # the first step is W0 + eta sqrt(N) G0 (G0: the gradient on the first batch, above);
+        # the same numbers as taking it in steps_on_batches, one gradient fewer
+        W1 = one_step(W0, G0, rates[0])
+        if normalize:
+            W1 = W1 / np.linalg.norm(W1, axis=0, keepdims=True)
+        Ws = [W0, *steps_on_batches(W1, a, student, batch_list[1:],
+                                    eta=rates[0] if len(rates) == 1 else rates[1:],
+                                    normalize=normalize, initial_output=bool(initial_output))]
         for t in record:
             weights[((name, v), ("step", t))] = Ws[t]
     return Run(G0=G0, weights=weights, **common)
@@ -478,6 +489,9 @@ def run(*, measures=("risk",), **arguments) -> list[dict]:
         records; then the records of the measures of the whole run.  :func:`helpers.sweep`
         averages them over seeds, grouped by the keys of :data:`LABELS`.
     """
+    from .measures import resolve
+
+    resolve(measures)   # a misspelt measure stops before the run, not after it
     return draw(**arguments).records(measures)
 
 

@@ -20,11 +20,13 @@ fails when the file is out of date).
 
 * ``a teacher name``, ``a student name``, ``teacher names``, ``student names``: names of
   :data:`helpers.activations.ACTIVATION_NAMES` (one, or a list);
-* ``one of 'gaussian', 'rademacher'``: one of the values listed;
+* ``one of 'gaussian', 'rademacher'``: one of the values listed; ``some of 'ck', 'ntk'``:
+  a non-empty list of them;
 * ``a number in [a, b]``, ``an integer in [a, b]``: one value in the interval (brackets
   ``[`` ``]`` include the end, ``(`` ``)`` exclude it; ``inf`` is allowed);
 * ``numbers in [a, b]``, ``integers in [a, b]``: a non-empty list of them, and
-  ``increasing numbers ...``: strictly increasing; for a mapping, its values.
+  ``increasing numbers ...``: strictly increasing; for a mapping, its values;
+* ``pairs of numbers in [a, b]``: a non-empty list of pairs ``(x, y)``, both in the interval.
 
 **The hidden checks** of a chapter assert the book's claims at the book's setting.  Each is a
 block ``with helpers.checks.claims("<the claim>"):``.  At the book's setting a failure is an
@@ -82,6 +84,7 @@ class Range:
     closed_low: bool = True
     closed_high: bool = True
     choices: tuple = ()
+    pairs: bool = False        # each item a pair of values in the interval
 
     def _in_interval(self, x) -> bool:
         if isinstance(x, bool) or not isinstance(x, int | float | np.integer | np.floating):
@@ -99,7 +102,11 @@ class Range:
             return isinstance(x, str) and x in ACTIVATION_NAMES
         if self.kind == "choice":
             return any(x == c and isinstance(x, str) == isinstance(c, str)
+                       and isinstance(x, bool) == isinstance(c, bool)   # True is not 1
                        for c in self.choices)
+        if self.pairs:
+            return (isinstance(x, list | tuple) and len(x) == 2
+                    and all(self._in_interval(v) for v in x))
         if self.kind == "integer" and not isinstance(x, int | np.integer):
             return False
         return self._in_interval(x)
@@ -137,18 +144,23 @@ def parse_range(text: str) -> Range:
     False
     >>> parse_range("an integer in [16, 1024]").holds(64), parse_range("a teacher name").holds("x")
     (True, False)
+    >>> parse_range("some of 'ck', 'ntk', 'rbf'").holds(["rbf", "ck"])
+    True
+    >>> parse_range("pairs of numbers in [0, 0.5)").holds([(0.25, 0.125), (0.45, 0.3)])
+    True
     """
     t = text.split(": ", 1)[0].strip()    # what follows ": " describes the parameter
     low = t.lower()
     if "name" in low and any(w in low for w in ("teacher", "student", "activation")):
         return Range(t, "names", many=low.split()[0] not in ("a", "an", "one"))
-    if low.startswith("one of"):
+    if low.startswith(("one of", "some of")):
+        words = "one of" if low.startswith("one of") else "some of"
         try:
-            choices = ast.literal_eval("(" + t[len("one of"):].strip() + ",)")
+            choices = ast.literal_eval("(" + t[len(words):].strip() + ",)")
         except (ValueError, SyntaxError):
-            raise ValueError(f"a range 'one of ...' must list Python literals; got {t!r}") \
+            raise ValueError(f"a range '{words} ...' must list Python literals; got {t!r}") \
                 from None
-        return Range(t, "choice", choices=tuple(choices))
+        return Range(t, "choice", many=words == "some of", choices=tuple(choices))
     m = _INTERVAL.search(t)
     if m is None:
         raise ValueError(f"a range must be a teacher or student name, 'one of ...' or name an "
@@ -156,7 +168,7 @@ def parse_range(text: str) -> Range:
     kind = "integer" if "integer" in low else "number"
     words = low[:m.start()].split()
     many = any(w in ("numbers", "integers") for w in words)
-    return Range(t, kind, many=many, increasing="increasing" in words,
+    return Range(t, kind, many=many, increasing="increasing" in words, pairs="pairs" in words,
                  low=float(m.group(2)), high=float(m.group(3)),
                  closed_low=m.group(1) == "[", closed_high=m.group(4) == "]")
 

@@ -126,8 +126,9 @@ def mean_se_dof(runs, pool=None):
     arrays of runs, ``runs`` among them) the variance is pooled over them and their degrees of
     freedom add up (for few runs per point).
 
-    >>> mean_se_dof([1.0, 2.0, 3.0])
-    (2.0, 0.5773502691896258, 2)
+    >>> mean, se, dof = mean_se_dof([1.0, 2.0, 3.0])
+    >>> mean, round(se, 12), dof                 # se = 1 / sqrt(3)
+    (2.0, 0.57735026919, 2)
     """
     x = np.asarray(runs, dtype=float).ravel()
     groups = [np.asarray(g, dtype=float).ravel() for g in (pool or [x])]

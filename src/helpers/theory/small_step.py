@@ -105,7 +105,8 @@ def small_step_parts(student, teacher, *, psi1, psi2, lam, eta, noise=0.0,
         ``risk``; ``floor`` = :math:`\mu_2^{*2}`; ``s2`` = linear part the features miss;
         ``bias`` and ``variance`` of the ridge estimator around :math:`b_*`; ``kappa`` (the
         effective penalty); ``df2_over_n``; ``alignment`` = :math:`q(0)/\mu_1^{*2}`, the fraction of
-        the linear part the population features can express.
+        the linear part the population features can express (0 for a teacher without a
+        linear part, :math:`\mu_1^* = 0`).
     """
     check_positive("psi1", psi1)
     check_positive("psi2", psi2)
@@ -158,7 +159,7 @@ def small_step_parts(student, teacher, *, psi1, psi2, lam, eta, noise=0.0,
     variance = (s2 + t.mu2_sq + noise**2) * df2n / (1.0 - df2n)
     return dict(risk=t.mu2_sq + s2 + bias + variance, floor=np.full_like(s2, t.mu2_sq),
                 s2=s2, bias=bias, variance=variance, kappa=kappa, df2_over_n=df2n,
-                alignment=q0 / a2)
+                alignment=np.divide(q0, a2, out=np.zeros_like(q0), where=a2 > 0))
 
 
 def small_step_risk(student, teacher, *, psi1, psi2, lam, eta, noise=0.0, width=None,

@@ -1,10 +1,9 @@
-"""helpers.tables (digits from standard errors) and helpers.config.book_seed."""
+"""helpers.tables: digits from standard errors, tables in Markdown."""
 
-import numpy as np
 import pandas as pd
 import pytest
 
-from helpers import config, tables
+from helpers import tables
 
 
 def test_format_with_se_keeps_two_significant_digits_of_the_error():
@@ -45,34 +44,6 @@ def test_format_value_never_prints_python_exponents():
     for v in (1e-3, 0.0123, 1.5, 999.0, 1234.5, 5e4, 1e5, 3e7):
         for k in (1, 2, 3, 4):
             assert "e+" not in tables.format_value(v, k) and "e-" not in tables.format_value(v, k)
-
-
-def test_book_seed_default_is_the_base(monkeypatch):
-    monkeypatch.delenv(config.SEED_ENV, raising=False)
-    assert config.book_seed(2022) == 2022
-    monkeypatch.setenv(config.SEED_ENV, "0")
-    assert config.book_seed(5) == 5
-
-
-def test_book_seed_other_values_differ_and_are_reproducible(monkeypatch):
-    monkeypatch.setenv(config.SEED_ENV, "1")
-    s1 = config.book_seed(2022)
-    assert s1 != 2022 and s1 == config.book_seed(2022)
-    monkeypatch.setenv(config.SEED_ENV, "2")
-    assert config.book_seed(2022) not in (2022, s1)
-    np.random.default_rng(s1)  # a valid seed
-
-
-@pytest.mark.parametrize("value", ["-1", "x", "1.5"])
-def test_book_seed_rejects_bad_environment(monkeypatch, value):
-    monkeypatch.setenv(config.SEED_ENV, value)
-    with pytest.raises(ValueError, match="BOOK_SEED"):
-        config.book_seed(1)
-
-
-def test_book_seed_rejects_bad_base():
-    with pytest.raises(ValueError, match="base"):
-        config.book_seed(-3)
 
 
 def test_integer_columns_print_as_integers_beside_float_columns():
