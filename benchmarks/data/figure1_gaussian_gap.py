@@ -5,7 +5,10 @@ erf student and teacher, psi2 = 2, lam = 1e-3, noise 0.1, the large step eta = s
 (eta_scale = 1), the paper's Gaussian second layer, psi1 in {4, 7, 10} (where chapter 4's
 large step crosses the kernel floor), d in {128, 256, 512, 1024} with 16, 48, 24 and 16 runs
 (more at the sizes whose upper bound chapter 4 used: d = 256 quick, 512 paper scale).
-Each run is :func:`helpers.simulate.same_data_risks` (the runner of chapter 4's Figure 1).
+Each run is one :func:`helpers.run` (the step eta_scale = 1, ridge and risk on 2048 test
+points, as chapter 4's Figure 1 runs); run s at (psi1, d) draws from
+``helpers.named_seed(SEED, f"psi1={psi1:g}", f"d={d}", f"run={s}")``,
+``SEED = helpers.named_seed(BASE_SEED, "figure1_gaussian_gap")``.
 Writes ``results/figure1_gaussian_gap.csv`` (one row per run) and ``.md`` (per psi1 and d:
 the relative gap risk/theory - 1, its mean, standard error and upper 99.5% confidence bound);
 chapter 5 reads the CSV (the gap of its Figure 1 section, recomputing the theory).
@@ -25,7 +28,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-from helpers.simulate import same_data_risks
+import helpers
 from helpers.theory import large_step_risk
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))  # shared tools
@@ -37,7 +40,9 @@ MD = RESULTS / "figure1_gaussian_gap.md"
 DESCRIPTION = ("The large step's risk per run at the paper's Figure 1 setting (erf/erf, "
                "psi2 = 2, Gaussian layer), psi1 = 4, 7, 10, d = 128-1024; read by chapter 5 "
                "(all but its theory column).")
-PSI2, LAM, NOISE = 2.0, 1e-3, 0.1
+PSI2, LAM, NOISE, N_TEST = 2.0, 1e-3, 0.1, 2048
+BASE_SEED = 2024
+SEED = helpers.named_seed(BASE_SEED, "figure1_gaussian_gap")
 PSI1S = (4.0, 7.0, 10.0)
 RUNS = {128: 16, 256: 48, 512: 24, 1024: 16}
 
@@ -45,6 +50,14 @@ RUNS = {128: 16, 256: 48, 512: 24, 1024: 16}
 def theory_at(psi1: float) -> float:
     return float(large_step_risk("erf", "erf", psi1=psi1, psi2=PSI2, lam=LAM, eta_scale=1.0,
                                  noise=NOISE, second_layer="gaussian"))
+
+
+def one_run(psi1: float, d: int, s: int) -> float:
+    """The large step's risk (eta_scale = 1) of run s at (psi1, d)."""
+    (rec,) = helpers.run(student="erf", teacher="erf", d=d, psi1=psi1, psi2=PSI2,
+                         eta_scale=1.0, lam=LAM, noise=NOISE, n_test=N_TEST,
+                         seed=helpers.named_seed(SEED, f"psi1={psi1:g}", f"d={d}", f"run={s}"))
+    return rec["risk"]
 
 
 def run_all() -> None:
@@ -59,14 +72,11 @@ def run_all() -> None:
     for psi1 in PSI1S:
         th = theory_at(psi1)
         for d, runs in RUNS.items():
-            N = round(PSI2 * d)
             for s in range(runs):
                 if (psi1, d, s) in done:
                     continue
-                r = same_data_risks("erf", "erf", d=d, psi1=psi1, psi2=PSI2,
-                                    etas={"large": math.sqrt(N)}, lam=[LAM], noise=NOISE,
-                                    seed=[2024, int(psi1), d, s])[0]["risk"]
-                rows.append({"psi1": psi1, "d": d, "seed": s, "theory": th, "risk": r})
+                rows.append({"psi1": psi1, "d": d, "seed": s, "theory": th,
+                             "risk": one_run(psi1, d, s)})
                 print(rows[-1], flush=True)
     rows.sort(key=lambda r: (r["psi1"], r["d"], r["seed"]))
     with CSV.open("w", newline="") as fh:

@@ -4,7 +4,7 @@ network, on cells that were not used to choose it (issue 34, items 4 and 5).
 Result 5.3 was first written with a rougher penalty and replaced after comparing with the
 population model at the map cell psi1 = 16, psi2 = 0.5 (``map_gap.py``); the initial-output
 term was derived afterwards and compared with that cell too.  Here nothing is chosen: the
-network (the book's step, ``helpers.simulate_etas``, step sizes paired within a seed) on
+network (the book's step, one ``helpers.run`` per seed, step sizes paired within it) on
 
 * ``ch5``: chapter 5's own setting (tanh student and teacher, psi2 = 1, lambda = 0.1, the
   +-1 layer), psi1 in {1, 2, 4, 8}, eta_scale in {0.5, 1, 2, 3, 6}, d = 128 to 2048: the runs
@@ -14,9 +14,11 @@ network (the book's step, ``helpers.simulate_etas``, step sizes paired within a 
 * ``tanh-gauss-wide``: tanh student and teacher, the Gaussian layer, psi2 = 2, lambda = 0.1,
   psi1 = 8, eta_scale in {0.5, 1, 2}, d = 256-1024.
 
-Seeds ``[BASE_SEED, cell index, psi1 index, d, k]``.  The report sets each mean beside the
-limit and the finite-width theory (computed when it is written) and lists the standardised
-gaps.  Chapter 5 reads the CSV (check 3's allowance at its own setting).
+Run k of a cell at (psi1, d) draws from ``helpers.named_seed(SEED, cell, f"psi1={psi1:g}",
+f"d={d}", f"run={k}")``, ``SEED = helpers.named_seed(BASE_SEED, "finite_width_validation")``.
+The report sets each mean beside the limit and the finite-width theory (computed when it is
+written) and lists the standardised gaps.  Chapter 5 reads the CSV (check 3's allowance at
+its own setting).
 
     python benchmarks/data/finite_width_validation.py             # adds missing seeds
     python benchmarks/data/finite_width_validation.py --table-only
@@ -24,7 +26,6 @@ gaps.  Chapter 5 reads the CSV (check 3's allowance at its own setting).
 
 from __future__ import annotations
 
-import math
 import sys
 import time
 from pathlib import Path
@@ -44,6 +45,7 @@ DESCRIPTION = ("The network's risk per seed on three cells (chapter 5's setting,
                "tanh-gauss-wide), d = 128-2048; read by chapter 5 (check 3's allowance) "
                "and tests/test_large_step.py.")
 BASE_SEED = 3404
+SEED = helpers.named_seed(BASE_SEED, "finite_width_validation")
 CELLS = {
     "ch5": dict(student="tanh", teacher="tanh", psi2=1.0, lam=0.1, layer="rademacher",
                 psi1s=(1.0, 2.0, 4.0, 8.0), etas=(0.5, 1.0, 2.0, 3.0, 6.0),
@@ -57,15 +59,15 @@ CELLS = {
 
 
 def one_run(name, psi1, d, k):
+    """The risks at every step size of a cell for run k at (psi1, d)."""
     c = CELLS[name]
-    N = round(c["psi2"] * d)
-    res = helpers.simulate_etas(c["student"], c["teacher"], d=d, psi1=psi1, psi2=c["psi2"],
-                                lam=c["lam"], etas=[e * math.sqrt(N) for e in c["etas"]],
-                                second_layer=c["layer"],
-                                seed=[BASE_SEED, list(CELLS).index(name),
-                                      c["psi1s"].index(psi1), d, k])
-    return [dict(cell=name, psi1=psi1, d=d, seed=k, eta_scale=e, risk=r["risk"])
-            for e, r in zip(c["etas"], res, strict=True)]
+    res = helpers.run(student=c["student"], teacher=c["teacher"], d=d, psi1=psi1,
+                      psi2=c["psi2"], lam=c["lam"], eta_scale=list(c["etas"]),
+                      second_layer=c["layer"],
+                      seed=helpers.named_seed(SEED, name, f"psi1={psi1:g}", f"d={d}",
+                                              f"run={k}"))
+    return [dict(cell=name, psi1=psi1, d=d, seed=k, eta_scale=r["eta_scale"], risk=r["risk"])
+            for r in res]
 
 
 def run():

@@ -4,8 +4,10 @@ tanh student and teacher, psi1 = 4, psi2 = 0.5, lam = 0.1, second_layer = "radem
 (the setting of the validation grid with the largest gaps at d = 1024), at three step sizes
 eta_scale in {1, 2, 3} plus eta_scale = 0 (random features, a control), for
 d in {128, 256, 512, 1024, 2048, 4096}, with 16 seeds for d <= 512 (where the spread is
-largest and runs are cheap) and 8 above.  One seed draws the teacher, the data, W0
-and the signs once and serves every eta_scale (the same gradient G0: paired comparisons).
+largest and runs are cheap) and 8 above.  One run (``helpers.run``) draws the teacher, the
+data, W0 and the signs once and serves every eta_scale (the same gradient G0: paired
+comparisons); run k at d draws from ``helpers.named_seed(SEED, f"d={d}", f"run={k}")``,
+``SEED = helpers.named_seed(BASE_SEED, "large_step_d_dependence")``.
 
 Each (d, seed) appends its risks to ``results/large_step_d_dependence.csv`` as soon as it is
 done, and a rerun skips the pairs already there, so an interrupted run can be continued;
@@ -43,26 +45,28 @@ STUDENT = TEACHER = "tanh"
 LAM, PSI1, PSI2, ETAS = 0.1, 4.0, 0.5, (0.0, 1.0, 2.0, 3.0)
 SEEDS = {128: 16, 256: 16, 512: 16, 1024: 8, 2048: 8, 4096: 8}  # d -> seeds
 FIELDS = ["d", "seed", "eta_scale", "theory", "risk", "seconds"]
+BASE_SEED = 0
+SEED = helpers.named_seed(BASE_SEED, "large_step_d_dependence")
 
 
-def risks_over_eta_scales(d, seed, etas=ETAS, psi1=PSI1, psi2=PSI2, lam=LAM):
-    """Risks of ``simulate_one_step(..., second_layer="rademacher", seed=seed)`` for every
-    eta_scale, computed from one gradient (``helpers.simulate_etas``: the same streams, so
-    the same numbers)."""
-    N = round(psi2 * d)
-    res = helpers.simulate_etas(STUDENT, TEACHER, d=d, psi1=psi1, psi2=psi2, lam=lam,
-                                etas=[e * math.sqrt(N) for e in etas], seed=seed,
-                                second_layer="rademacher")
+def run_seed(d, k):
+    """The seed of run k at d."""
+    return helpers.named_seed(SEED, f"d={d}", f"run={k}")
+
+
+def risks_over_eta_scales(d, k, etas=ETAS):
+    """Risks of run k at d for every eta_scale of ``etas``: one ``helpers.run`` (one gradient
+    serves every step size)."""
+    res = helpers.run(student=STUDENT, teacher=TEACHER, d=d, psi1=PSI1, psi2=PSI2, lam=LAM,
+                      eta_scale=list(etas), second_layer="rademacher", seed=run_seed(d, k))
     return np.array([r["risk"] for r in res])
 
 
-def check_against_simulate_one_step(d=256, seed=0):
-    """The shared-gradient shortcut gives simulate_one_step's risk (to rounding)."""
-    fast = risks_over_eta_scales(d, seed)
-    N = round(PSI2 * d)
-    slow = [helpers.simulate_one_step(STUDENT, TEACHER, d=d, psi1=PSI1, psi2=PSI2, lam=LAM,
-                                      eta=e * math.sqrt(N), seed=seed,
-                                      second_layer="rademacher").risk for e in ETAS]
+def check_against_one_step_runs(d=256, k=0):
+    """The shared-gradient shortcut (the products X W0 and X G0 serve every step size) gives
+    the risk of a run with that one step size (its own products) to rounding."""
+    fast = risks_over_eta_scales(d, k)
+    slow = [risks_over_eta_scales(d, k, etas=(e,))[0] for e in ETAS]
     assert np.allclose(fast, slow, rtol=1e-9, atol=0), (fast, slow)
 
 
@@ -160,7 +164,7 @@ def main():
     ap.add_argument("--report", action="store_true", help="only rewrite the Markdown")
     args = ap.parse_args()
     if not args.report:
-        check_against_simulate_one_step()
+        check_against_one_step_runs()
         theory = large_step_risk(STUDENT, TEACHER, psi1=PSI1, psi2=PSI2, lam=LAM,
                                  eta_scale=list(ETAS), second_layer="rademacher")
         done = {(r["d"], r["seed"]) for r in load()}

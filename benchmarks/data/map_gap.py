@@ -3,14 +3,15 @@
 Chapter 5's map of where one step goes below the kernel floor is asymptotic.  At a small
 step the Gaussian layer's map is reached slowly: this benchmark measures the gap at the cell
 psi2 = 0.5, psi1 = 16 (tanh student and teacher, lambda = 0.1, noise 0) for
-eta_scale in {0.5, 1, 2, 4}, at d = 256 to 2048.  Both layers are run on the same seeds
-``[BASE_SEED, d, k]`` (the +-1 signs are those of the Gaussian draws), each run through
-``helpers.simulate_etas`` (one gradient per run serves every step size): the network.  On
-the same seeds (the same teacher, magnitudes |sqrt(N) a_i| and ridge data) the population
-model that the theory solves is run too (``helpers.simulate.population_model_risks``), so
-its gap to the theory (finite size alone) and the network's (finite size and the
-network-to-model step) are measured apart.  The report adds the finite-width theory
-(``large_step_risk(..., d=d)``, issue 31).
+eta_scale in {0.5, 1, 2, 4}, at d = 256 to 2048.  Run k at d draws from
+``helpers.named_seed(SEED, f"d={d}", f"run={k}")``, ``SEED = helpers.named_seed(BASE_SEED,
+"map_gap")``; both layers are run on the same seed (the same W0, and the +-1 signs are those
+of the Gaussian draws), each one ``helpers.run`` (one gradient per run serves every step
+size): the network.  On the same seeds (the same teacher, magnitudes |sqrt(N) a_i|, ridge
+set and test points) the population model that the theory solves is run too
+(``helpers.run(..., model="population")``), so its gap to the theory (finite size alone) and
+the network's (finite size and the network-to-model step) are measured apart.  The report
+adds the finite-width theory (``large_step_risk(..., d=d)``, issue 31).
 
     python benchmarks/data/map_gap.py            # every d, adding missing seeds only
     python benchmarks/data/map_gap.py --table-only
@@ -22,7 +23,6 @@ Chapter 5 reads the CSV.
 
 from __future__ import annotations
 
-import math
 import sys
 import time
 from pathlib import Path
@@ -42,6 +42,7 @@ DESCRIPTION = ("Risk per seed at chapter 5's map cell psi1 = 16, psi2 = 0.5 (tan
                "second layers, network and population model, d = 256-2048; read by "
                "chapter 5.")
 PSI1, PSI2, LAM, BASE_SEED = 16.0, 0.5, 0.1, 2312
+SEED = helpers.named_seed(BASE_SEED, "map_gap")
 ETAS = (0.5, 1.0, 2.0, 4.0)
 SEEDS = {256: 8, 512: 8, 1024: 8, 2048: 4}
 LAYERS = ("gaussian", "rademacher")
@@ -49,15 +50,11 @@ MODELS = ("network", "population")
 
 
 def one_run(model, layer, d, k):
-    """Risks at every step size of ETAS for one seed."""
-    if model == "population":
-        return helpers.simulate.population_model_risks(
-            "tanh", "tanh", d=d, psi1=PSI1, psi2=PSI2, lam=LAM, etas=ETAS,
-            second_layer=layer, seed=[BASE_SEED, d, k])
-    N = round(PSI2 * d)
-    res = helpers.simulate_etas("tanh", "tanh", d=d, psi1=PSI1, psi2=PSI2, lam=LAM,
-                                etas=[e * math.sqrt(N) for e in ETAS],
-                                seed=[BASE_SEED, d, k], second_layer=layer)
+    """Risks at every step size of ETAS for run k at d (the network or the population
+    model, on the same draws)."""
+    res = helpers.run(student="tanh", teacher="tanh", d=d, psi1=PSI1, psi2=PSI2, lam=LAM,
+                      eta_scale=list(ETAS), second_layer=layer, model=model,
+                      seed=helpers.named_seed(SEED, f"d={d}", f"run={k}"))
     return [r["risk"] for r in res]
 
 
@@ -102,14 +99,15 @@ def write_markdown(df):
         "# Chapter 5's map: the finite-size gap at one cell against d",
         "",
         f"`benchmarks/data/map_gap.py`: tanh student and teacher, psi1 = {PSI1:g}, "
-        f"psi2 = {PSI2:g}, lambda = {LAM:g}, noise 0; seeds [{BASE_SEED}, d, k], both layers "
-        "and both models on the same seeds.  Risks in units of the kernel floor mu2*^2 = "
+        f"psi2 = {PSI2:g}, lambda = {LAM:g}, noise 0; seeds: the script's docstring (and the "
+        "provenance), both layers and both models on the same seeds.  Risks in units of the "
+        "kernel floor mu2*^2 = "
         f"{floor:.5f}: simulation mean ± se (seeds), the asymptotic theory "
         "(`large_step_risk`, N -> infinity) and the finite-width theory "
         "(`large_step_risk(..., d=d)`: `model=\"network\"`, the book's step with its initial "
         "output f0, and `model=\"population\"`).  network: the book's step, data "
         "and ridge; population: ridge on the population model the theory solves, drawn at d "
-        "(`helpers.simulate.population_model_risks`, no f0).",
+        "(`helpers.run(..., model=\"population\")`, no f0).",
         "",
         "| layer | eta_scale | row | " + " | ".join(f"d = {d}" for d in SEEDS) + " |",
         "|---|---|---|" + "---|" * len(SEEDS),

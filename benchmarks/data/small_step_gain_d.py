@@ -3,9 +3,10 @@ finite-size effect, and of what rate?  (Issue 34, item 8.)
 
 Figure 3(b)'s setting (tanh student, ReLU teacher, psi1 = 5, lambda = 1e-2, noise 0.1, the
 paper's Gaussian second layer), eta in {2, 4} and eta = 0 (random features) on the same data
-and W0 (``helpers.simulate_etas``): the paired gain R0 - R1 per seed, seeds
-``[BASE_SEED, d, psi2 index, k]``, at d = 128 to 2048 (the issue asked for 512-2048 with
-at least 24 seeds; the smaller sizes, cheap, show the rate).  The report sets the mean gain
+and W0 (one ``helpers.run``): the paired gain R0 - R1 per seed, at d = 128 to 2048 (the issue
+asked for 512-2048 with at least 24 seeds; the smaller sizes, cheap, show the rate).  Run k
+at (psi2, d) draws from ``helpers.named_seed(SEED, f"psi2={psi2:g}", f"d={d}", f"run={k}")``,
+``SEED = helpers.named_seed(BASE_SEED, "small_step_gain_d")``.  The report sets the mean gain
 beside the paper's delta (``helpers.theory.small_step_gain``, the limit) and beside the
 finite-width theory of chapter 5 evaluated at eta_scale = eta / sqrt(N) (with and without the
 network's initial output), all computed when the report is written.
@@ -42,18 +43,22 @@ KW = dict(psi1=5.0, lam=1e-2, noise=0.1)
 PSI2 = (0.5, 4.0)
 ETAS = (2.0, 4.0)
 BASE_SEED = 3408
+SEED = helpers.named_seed(BASE_SEED, "small_step_gain_d")
 PLAN = [(0.5, 512, 24), (0.5, 1024, 24), (0.5, 2048, 24), (4.0, 512, 24), (4.0, 1024, 24),
         (0.5, 128, 64), (0.5, 256, 64), (0.5, 512, 64), (0.5, 1024, 64), (0.5, 2048, 48),
         (4.0, 128, 64), (4.0, 256, 48), (4.0, 2048, 24)]   # (psi2, d, seeds), in this order
 # The ablation: the same runs (same seeds) with the step's residual y instead of y - f0
-# (simulate_etas(..., initial_output=False)), where the excess is measured best.
+# (helpers.run(..., initial_output=False)), where the excess is measured best.
 ABLATION = [(0.5, 128, 64), (0.5, 256, 64), (0.5, 512, 64), (0.5, 1024, 64)]
 
 
 def one_run(psi2, d, k, model="network"):
-    res = helpers.simulate_etas("tanh", "relu", d=d, psi2=psi2, etas=(0.0,) + ETAS,
-                                seed=[BASE_SEED, d, PSI2.index(psi2), k],
-                                initial_output=model == "network", **KW)
+    """The paired gains R0 - R1 of run k at (psi2, d), stepped with y - f0 (the network) or
+    with the residual y (the ablation), on the same draws."""
+    res = helpers.run(student="tanh", teacher="relu", d=d, psi2=psi2, eta=[0.0, *ETAS],
+                      initial_output=model == "network",
+                      seed=helpers.named_seed(SEED, f"psi2={psi2:g}", f"d={d}", f"run={k}"),
+                      **KW)
     r0 = res[0]["risk"]
     return [dict(psi2=psi2, d=d, seed=k, eta=r["eta"], gain=r0 - r["risk"], model=model)
             for r in res[1:]]
@@ -119,7 +124,7 @@ def write_markdown(df):
                      f"{fwm / delta:.3f} |")
     if len(abl):
         lines += ["", "The ablation: the same seeds stepped with the residual y instead of y - f0 "
-                  "(`simulate_etas(..., initial_output=False)`); gain / delta (mean ± se), "
+                  "(`helpers.run(..., initial_output=False)`); gain / delta (mean ± se), "
                   "the network's beside it, and the paired difference (network - residual y) / "
                   "delta.", "",
                   "| psi2 | eta | d | seeds | residual y | network | network - residual y |",

@@ -11,6 +11,12 @@ A point passes when |mean - theory| <= 3 se + allowance.
 
     python benchmarks/data/validate_large_step.py --d 1024 --seeds 2      # writes the table
 
+Each (pair, psi1, psi2) at d is one ``helpers.run`` per seed, every eta_scale on the same
+draws; seed k draws from ``helpers.named_seed(SEED, part, f"{student}/{teacher}",
+f"psi1={psi1:g}", f"psi2={psi2:g}", f"d={d}", f"run={k}")`` with ``part`` "probe" or "grid"
+(the probe's runs are independent of the grid's), ``SEED = helpers.named_seed(BASE_SEED,
+"validate_large_step")``.
+
 The grid is written twice: as Markdown (``large_step_validation.md``, to read) and as CSV
 (``large_step_validation.csv``, which chapter 5 reads with pandas).
 """
@@ -40,15 +46,19 @@ DESCRIPTION = ("The exact large-step risk against simulation on the grid tanh/ta
 PAIRS = [("tanh", "tanh"), ("erf", "erf")]
 PSI1S, PSI2S, ETAS = (2.0, 4.0, 8.0), (0.5, 1.0, 2.0), (1.0, 2.0, 3.0)
 PROBES = [("tanh", "tanh", 2.0, 0.5), ("tanh", "tanh", 2.0, 2.0), ("erf", "erf", 8.0, 1.0)]
+BASE_SEED = 0
+SEED = helpers.named_seed(BASE_SEED, "validate_large_step")
 
 
-def simulate(student, teacher, psi1, psi2, d, seeds, lam, etas=ETAS):
-    """risks[seed, eta] with common random numbers across eta."""
-    N = round(psi2 * d)
-    return np.array([[helpers.simulate_one_step(student, teacher, d=d, psi1=psi1, psi2=psi2,
-                                                lam=lam, eta=e * math.sqrt(N), seed=s,
-                                                second_layer="rademacher").risk
-                      for e in etas] for s in seeds])
+def simulate(part, student, teacher, psi1, psi2, d, seeds, lam, etas=ETAS):
+    """risks[seed, eta] for ``seeds`` runs, each one run for every eta (common random
+    numbers across eta)."""
+    return np.array([[r["risk"] for r in helpers.run(
+        student=student, teacher=teacher, d=d, psi1=psi1, psi2=psi2, lam=lam,
+        eta_scale=list(etas), second_layer="rademacher",
+        seed=helpers.named_seed(SEED, part, f"{student}/{teacher}", f"psi1={psi1:g}",
+                                f"psi2={psi2:g}", f"d={d}", f"run={k}"))]
+        for k in range(seeds)])
 
 
 def summary(sims):
@@ -77,8 +87,7 @@ def main():
     for s, t, p1, p2 in PROBES:
         th = large_step_risk(s, t, psi1=p1, psi2=p2, lam=args.lam, eta_scale=np.array(ETAS),
                              second_layer="rademacher")
-        sims = simulate(s, t, p1, p2, args.d_probe, range(100, 100 + args.probe_seeds),
-                        args.lam)
+        sims = simulate("probe", s, t, p1, p2, args.d_probe, args.probe_seeds, args.lam)
         mean, se = summary(sims)
         rel = (np.abs(mean - th) + 3 * se) / th
         bound = max(bound, float(rel.max()))
@@ -96,7 +105,7 @@ def main():
         th = large_step_risk(s, t, psi1=p1, psi2=p2, lam=args.lam, eta_scale=np.array(ETAS),
                              second_layer="rademacher")
         t_theory = (time.time() - t0) / len(ETAS)
-        sims = simulate(s, t, p1, p2, args.d, range(args.seeds), args.lam)
+        sims = simulate("grid", s, t, p1, p2, args.d, args.seeds, args.lam)
         mean, se = summary(sims)
         for e, a, b, c in zip(ETAS, th, mean, se, strict=True):
             allow = allow_rel * a

@@ -1,15 +1,14 @@
 """Check ``large_step_risk(..., second_layer=...)`` for a Gaussian (and a two-magnitude)
 second layer against simulation of the whole two-stage procedure.
 
-Each run is chapter 5's: ``helpers.simulate_one_step``'s streams (every draw from
-``np.random.default_rng(seed)`` through ``helpers.data.spawn_streams``), its step, data,
-ridge and test risk.  The step sizes of one run share the gradient, the ridge data and the
-test points (``helpers.simulate.risks_over_steps``: the same numbers as one
-``simulate_one_step`` per step size, as ``benchmarks/data/large_step_d_dependence.py`` checks).
-The +-1 layer is run on the same seeds (its signs are those of the Gaussian draws), so the
-Gaussian - (+-1) difference is paired.  The two-magnitude layer ``([1, 2], [0.5, 0.5])``
-takes the +-1 layer's signs and gives magnitude 2 to a random half of the neurons (a
-permutation drawn from the run's ``init`` stream after the initialisation).
+Each run is one ``helpers.run`` (chapter 5's run: the step, the ridge set and the test risk),
+its step sizes sharing the gradient, the ridge set and the test points.  Run k at d draws
+from ``helpers.named_seed(SEED, f"d={d}", f"run={k}")``, ``SEED =
+helpers.named_seed(BASE_SEED, "gaussian_layer_check")``, whatever the layer: the layers are
+run on the same seeds (the same W0; the +-1 signs are those of the Gaussian draws), so the
+Gaussian - (+-1) difference is paired.  The two-magnitude layer ``([1, 2], [0.5, 0.5])`` is
+``helpers.second_layer``'s: the +-1 layer's signs, and magnitude 2 where the Gaussian draw's
+|g_i| is above the half-normal median (each neuron with probability 1/2).
 
     python benchmarks/investigations/gaussian_layer_check.py --d 512 --seeds 4
     cd benchmarks/investigations
@@ -18,12 +17,16 @@ permutation drawn from the run's ``init`` stream after the initialisation).
 
 Each call adds its rows to ``gaussian_layer_check.csv`` in ``benchmarks/results/investigations``
 (replacing rows of the same d, layer and point) and rewrites the Markdown table
-``gaussian_layer_check.md`` there from the whole CSV.
+``gaussian_layer_check.md`` there from the whole CSV.  The rows there were written before issue
+46 (seeds ``[2310, d, k]`` through the removed ``helpers.data.spawn_streams``; the two-magnitude
+layer then gave magnitude 2 to exactly half of the neurons); a new call draws new streams of
+the same experiment.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import time
 from pathlib import Path
@@ -31,50 +34,30 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from helpers.activations import as_student, as_teacher
-from helpers.data import init_student, normal_blocks, sample_data, sample_teacher, spawn_streams
-from helpers.feature_maps import features
-from helpers.first_step import FirstStep, first_step_from_streams, first_step_gradient, one_step
-from helpers.ridge import ridge_path
-from helpers.risk import TEST_BLOCK, prediction_risk
-from helpers.simulate import default_n_test, population_model_risks, risks_over_steps
+import helpers
 from helpers.theory import large_step_risk, spiked_rf_parameters
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "investigations"
 CSV, MD = RESULTS / "gaussian_layer_check.csv", RESULTS / "gaussian_layer_check.md"
 STUDENT = TEACHER = "tanh"
 PSI2, LAM, BASE_SEED = 1.0, 0.1, 2310          # lam = 0.1 as in chapter 5
+SEED = helpers.named_seed(BASE_SEED, "gaussian_layer_check")
 TWO = ([1.0, 2.0], [0.5, 0.5])
 LAYERS = {"gaussian": "gaussian", "rademacher": "rademacher", "two": TWO}
 
 
-def first_step(layer, d, n, N, streams, student, teacher):
-    """The first step with the second layer ``layer`` (chapter 5's streams)."""
-    if layer in ("gaussian", "rademacher"):
-        return first_step_from_streams(student, teacher, d=d, n=n, N=N, eta=0.0, noise=0.0,
-                                       streams=streams, second_layer=layer)
-    beta = sample_teacher(d, rng=streams["teacher"])
-    W0, a = init_student(d, N, rng=streams["init"], second_layer="rademacher")
-    big = streams["init"].permutation(N) < round(TWO[1][1] * N)
-    a = a * np.where(big, TWO[0][1], TWO[0][0])
-    X, y = sample_data(n, beta, teacher, noise=0.0, rng=streams["step"])
-    G0 = first_step_gradient(X, y, W0, a, student)
-    return FirstStep(beta=beta, X=X, y=y, W0=W0, a=a, G0=G0, W1=one_step(W0, G0, 0.0))
+def run_seed(d, k):
+    """The seed of run k at d (the same for every layer, point and model)."""
+    return helpers.named_seed(SEED, f"d={d}", f"run={k}")
 
 
 def simulate(layer, d, psi1, etas, seed, *, act=None, psi2=PSI2):
     """Risks for every eta_scale of ``etas`` from one run (student = teacher = ``act``, by
     default this check's tanh; ``gaussian_layer_grid.py`` runs its grid through here)."""
-    student = as_student(act or STUDENT)
-    teacher = as_teacher(act or TEACHER)
-    n, N = round(psi1 * d), round(psi2 * d)
-    streams = spawn_streams(seed)
-    fs = first_step(layer, d, n, N, streams, student, teacher)
-    Xr, yr = sample_data(n, fs.beta, teacher, noise=0.0, rng=streams["ridge"])
-    blocks = normal_blocks(streams["test"], default_n_test(n), d, block=TEST_BLOCK)
-    risk = risks_over_steps(fs, Xr, yr, blocks, [e * math.sqrt(N) for e in etas],
-                            np.array([LAM]), student, teacher)
-    return risk[:, 0]
+    act = act or STUDENT
+    res = helpers.run(student=act, teacher=act, d=d, psi1=psi1, psi2=psi2, lam=LAM,
+                      eta_scale=list(etas), second_layer=LAYERS[layer], seed=seed)
+    return np.array([r["risk"] for r in res])
 
 
 def simulate_spiked_model(layer, d, psi1, etas, seed, bulk="isotropic", *, psi2=PSI2,
@@ -82,48 +65,38 @@ def simulate_spiked_model(layer, d, psi1, etas, seed, bulk="isotropic", *, psi2=
     """Risks of ridge on the model the theory solves, drawn at finite d: neuron i is
     sigma(<sqrt(c_i) u_i + xi_i r v, x>) with u_i ~ N(0, I/d) independent, c_i = 1 +
     xi_i^2 (c_b - 1), v = gamma beta + sqrt(1 - gamma^2) zeta (chapter 5's r, c_b, gamma):
-    ``helpers.simulate.population_model_risks`` (the "two" layer's magnitudes drawn here).
-    Its gap to the theory is the derivation's (and finite d's), not the spiked model's.
+    ``helpers.run(..., model="population")``.  Its gap to the theory is the derivation's (and
+    finite d's), not the spiked model's.
 
     ``bulk="step"``: a diagnostic.  The growth is drawn as the step draws it,
     w0_i + xi_i sqrt(c_b - 1) b_i with b_i = X^T (y o g_i) / sqrt(n E y^2 d), g_i ~ N(0, I_n)
     and (X, y) the step's data: covariance X^T D_y^2 X / (n E y^2 d), anisotropic (shaped
-    by the step's data) and the same for every neuron, instead of c_i I/d."""
-    student, teacher = as_student(STUDENT), as_teacher(TEACHER)
-    if bulk == "isotropic" and layer != "two":
-        return population_model_risks(student, teacher, d=d, psi1=psi1, psi2=psi2, lam=lam,
-                                      etas=etas, second_layer=layer, seed=seed)
-    n, N = round(psi1 * d), round(psi2 * d)
-    streams = spawn_streams(seed)
-    beta = sample_teacher(d, rng=streams["teacher"])
-    _, a = init_student(d, N, rng=streams["init"], second_layer="gaussian")
-    xi = np.abs(a) * math.sqrt(N)
-    if layer == "rademacher":
-        xi = np.ones(N)
-    elif layer == "two":
-        big = streams["init"].permutation(N) < round(TWO[1][1] * N)
-        xi = np.where(big, TWO[0][1], TWO[0][0])
+    by the step's data) and the same for every neuron, instead of c_i I/d.  The run's draws
+    (``helpers.draw``: teacher, xi, the step's data, ridge set and test points) with U, g and
+    zeta from its stream ``"bulk"``; the risk is the run's."""
+    kw = dict(student=STUDENT, teacher=TEACHER, d=d, psi1=psi1, psi2=psi2, lam=lam,
+              second_layer=LAYERS[layer], seed=seed)
     if bulk == "isotropic":
-        return population_model_risks(student, teacher, d=d, psi1=psi1, psi2=psi2, lam=lam,
-                                      etas=etas, second_layer=xi, seed=seed)
-    U = streams["step"].standard_normal((d, N)) / math.sqrt(d)
-    X, y = sample_data(n, beta, teacher, noise=0.0, rng=streams["step"])
-    Bk = X.T @ (y[:, None] * streams["step"].standard_normal((n, N)))
-    Bk /= math.sqrt(n * d * np.mean(y**2))
-    zeta = streams["step"].standard_normal(d)
+        res = helpers.run(model="population", eta_scale=list(etas), **kw)
+        return np.array([r["risk"] for r in res])
+    run = helpers.draw(**kw)
+    n, N, beta = run.n, run.N, run.beta
+    xi = np.abs(run.a) * math.sqrt(N)
+    rng = run.rng("bulk")
+    U = rng.standard_normal((d, N)) / math.sqrt(d)
+    Bk = run.X.T @ (run.y[:, None] * rng.standard_normal((n, N)))
+    Bk /= math.sqrt(n * d * np.mean(run.y**2))
+    zeta = rng.standard_normal(d)
     zeta -= (zeta @ beta) * beta
     zeta /= np.linalg.norm(zeta)
-    Xr, yr = sample_data(n, beta, teacher, noise=0.0, rng=streams["ridge"])
-    out = []
+    weights = {}
     for e in etas:
-        r, cb, gamma = spiked_rf_parameters(student, teacher, psi1=psi1, eta_scale=e)
+        r, cb, gamma = spiked_rf_parameters(run.student, run.teacher, psi1=psi1, eta_scale=e)
         v = gamma * beta + math.sqrt(1 - gamma**2) * zeta
-        W1 = U + math.sqrt(cb - 1) * xi[None, :] * Bk + np.outer(v, xi * r)
-        B = ridge_path(features(Xr, W1, student), yr, np.array([lam]))
-        risk, _ = prediction_risk(W1, B, student, teacher, beta, n_test=default_n_test(n),
-                                  rng=streams["test"])
-        out.append(risk[0])
-    return np.array(out)
+        weights[(("eta_scale", e),)] = (U + math.sqrt(cb - 1) * xi[None, :] * Bk
+                                        + np.outer(v, xi * r))
+    model = dataclasses.replace(run, weights=weights, _affine={}, _cache={})
+    return np.array([r["risk"] for r in model.records(("risk",))])
 
 
 def main():
@@ -153,7 +126,7 @@ def main():
             def run(*a):
                 return (simulate_spiked_model(*a, bulk=args.model) if args.model
                         else simulate(*a))
-            sims = np.array([run(layer, args.d, psi1, etas, [BASE_SEED, args.d, s])
+            sims = np.array([run(layer, args.d, psi1, etas, run_seed(args.d, s))
                              for s in range(args.seeds)])
             t_sim = time.time() - t0
             for j, e in enumerate(etas):
@@ -185,7 +158,7 @@ def write_markdown(df):
         "# The large-step risk with a Gaussian second layer: theory against simulation",
         "",
         "`benchmarks/investigations/gaussian_layer_check.py` (tanh student and teacher, psi2 = 1, "
-        f"lambda = {LAM:g}, noise 0; seeds [{BASE_SEED}, d, k], k = 0..seeds-1).  "
+        f"lambda = {LAM:g}, noise 0; seeds: see the script's docstring).  "
         "theory: `large_step_risk(..., second_layer=layer)` (gaussian: the 12-atom "
         "half-normal rule; two: magnitudes (1, 2) with probabilities (1/2, 1/2)).  "
         "Simulation: mean +- standard error over the seeds; gap = simulation - theory.",

@@ -2,10 +2,13 @@
 
 Grid: student = teacher in {tanh, erf}, psi1 in {2, 4, 8}, psi2 in {0.5, 1, 2},
 eta_scale in {1, 2, 3, 6}, lambda = 0.1, noise 0, a_i ~ N(0, 1/N) (the paper's layer).
-Each run is chapter 5's (``helpers.simulate``'s streams through ``spawn_streams``; the step
-sizes of one run share the gradient, the ridge data and the test points, via
-``helpers.simulate.risks_over_steps``), at d = 512 and d = 1024 on independent seeds
-``[BASE_SEED, d, k]``.
+Each run is one ``helpers.run`` (chapter 5's run; the step sizes of one run share the
+gradient, the ridge set and the test points), at d = 512 and d = 1024 on independent seeds:
+run k at d draws from ``helpers.named_seed(SEED, f"d={d}", f"run={k}")``, ``SEED =
+helpers.named_seed(BASE_SEED, "gaussian_layer_grid")`` (every grid point on the same seeds,
+as before issue 46, when they were ``[BASE_SEED, d, k]`` through the removed
+``helpers.data.spawn_streams``: the committed CSV holds those runs, and a rerun draws new
+streams of the same experiment).
 
 The acceptance rule (written out in the Markdown report): at d = 1024,
 
@@ -23,8 +26,9 @@ never off the d = 1024 gap it allows for.
     python benchmarks/investigations/gaussian_layer_grid.py --table-only
 
 ``--acts tanh`` or ``--psi2 1`` restrict the grid.  ``--layer two`` runs the two-magnitude
-layer ``([1, 2], [1/2, 1/2])`` instead (built as in ``gaussian_layer_check.py``: the +-1
-layer's signs, magnitude 2 for a random half of the neurons), e.g.
+layer ``([1, 2], [1/2, 1/2])`` instead (``helpers.second_layer``'s, as in
+``gaussian_layer_check.py``: the +-1 layer's signs, magnitude 2 for each neuron with
+probability 1/2), e.g.
 
     python benchmarks/investigations/gaussian_layer_grid.py --layer two --acts tanh --psi2 1 --d 512
 
@@ -44,12 +48,14 @@ import gaussian_layer_check as glc
 import numpy as np
 import pandas as pd
 
+import helpers
 from helpers.theory import large_step_risk
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "investigations"
 CSV, MD = RESULTS / "gaussian_layer_grid.csv", RESULTS / "gaussian_layer_grid.md"
 ACTS, PSI1S, PSI2S, ETAS = ("tanh", "erf"), (2.0, 4.0, 8.0), (0.5, 1.0, 2.0), (1.0, 2.0, 3.0, 6.0)
 LAM, BASE_SEED, RATE, D_SMALL, D_BIG = 0.1, 2311, 0.5, 512, 1024
+SEED = helpers.named_seed(BASE_SEED, "gaussian_layer_grid")
 
 
 THEORY_LAYER = {"gaussian": "gaussian", "two": glc.TWO}
@@ -57,7 +63,7 @@ THEORY_LAYER = {"gaussian": "gaussian", "two": glc.TWO}
 
 def simulate(act, d, psi1, psi2, seed, layer="gaussian"):
     """Risks of the network with the second layer ``layer``, one per eta_scale of ETAS
-    (``gaussian_layer_check.simulate``: chapter 5's streams, eta = eta_scale sqrt(N))."""
+    (``gaussian_layer_check.simulate``: one ``helpers.run``)."""
     return glc.simulate(layer, d, psi1, list(ETAS), seed, act=act, psi2=psi2)
 
 
@@ -81,7 +87,8 @@ def run(d, seeds, acts, psi1s, psi2s, layer="gaussian"):
                     if k in have:
                         continue
                     t0 = time.time()
-                    risks = simulate(act, d, psi1, psi2, [BASE_SEED, d, k], layer)
+                    risks = simulate(act, d, psi1, psi2,
+                                     helpers.named_seed(SEED, f"d={d}", f"run={k}"), layer)
                     dt = time.time() - t0
                     rows += [dict(act=act, psi1=psi1, psi2=psi2, d=d, seed=k, eta_scale=e,
                                   risk=float(r), sim_s=dt, layer=layer)
@@ -115,7 +122,8 @@ def write_markdown(df):
         "",
         "`benchmarks/investigations/gaussian_layer_grid.py`: student = teacher, "
         f"lambda = {LAM:g}, noise 0; "
-        f"seeds [{BASE_SEED}, d, k]; theory `large_step_risk(..., second_layer=...)`.  Layer "
+        "seeds: see the script's docstring; theory `large_step_risk(..., second_layer=...)`.  "
+        "Layer "
         "gaussian: a_i ~ N(0, 1/N) (theory: the 12-atom half-normal rule); layer two: "
         "|sqrt(N) a_i| in {1, 2} with probability 1/2 each, random signs.",
         "",

@@ -1,8 +1,11 @@
 """Benchmark of the simulation core at the paper's Figure 3(a) setting (``make bench``).
 
-One run = teacher, data, student, first step, fresh features, ridge for 8 penalties and the
-test risk: d = 512, psi1 = 5 (n = 2560), psi2 = 2 (N = 1024), tanh student, SoftPlus
-teacher, noise 0.25, default n_test = n.  In one process, back to back, it measures
+One run = ``helpers.simulate_one_step`` (the book's one run, ``helpers.runs``, with one step
+size and the risk): teacher, data, student, first step, fresh features, ridge for 8
+penalties and the test risk: d = 512, psi1 = 5 (n = 2560), psi2 = 2 (N = 1024), tanh
+student, SoftPlus teacher, noise 0.25, default n_test = n.  Every draw comes from a stream of
+``SEED = helpers.named_seed(0, "bench_core")`` keyed by what it is for (:func:`run_seed`).
+In one process, back to back, it measures
 
 1. the run against its matrix-product bound: the time the run's essential products take
    on this machine (X W0, the gradient's X^T M, X~ W1, the Gram matrix F^T F, the test
@@ -43,11 +46,12 @@ from scipy.linalg import lapack
 from threadpoolctl import threadpool_info, threadpool_limits
 
 import helpers
+from helpers._validation import problem_sizes
 from helpers.activations import as_student, as_teacher
-from helpers.data import problem_sizes, sample_data, spawn_streams
+from helpers.experiments import point_seed
 from helpers.ridge import ridge_path
 from helpers.risk import prediction_risk
-from helpers.simulate import default_n_test, simulate_one_step
+from helpers.runs import default_n_test, simulate_one_step
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE.parent / "results"
@@ -56,6 +60,13 @@ SETTING = dict(d=512, psi1=5.0, psi2=2.0, eta=1.0, noise=0.25)
 STUDENT, TEACHER = "tanh", "softplus"
 LAMBDAS = np.logspace(-4, 0, 8)
 TARGETS = dict(bound_ratio=1.5, baseline_speedup=3.0, peak_gb=1.5, small_step_s=1.0)
+#: Every draw of the benchmark comes from a stream of this seed, keyed by what it is for.
+SEED = helpers.named_seed(0, "bench_core")
+
+
+def run_seed(what: str, k: int):
+    """The seed of the k-th run of one part of the benchmark (``what``)."""
+    return helpers.named_seed(SEED, what, f"{k}")
 
 
 def best_of(fn, repeat: int) -> float:
@@ -128,54 +139,52 @@ POOL_SLEEP_S = 0.3
 
 # --------------------------------------------------------------------------- 2. the baseline
 def stage_inputs(seed):
-    """The run's data, step and ridge features, rebuilt from the same random streams."""
+    """The run's draws (:func:`helpers.simulate_one_step`), its ridge set and features."""
     d, n, N = problem_sizes(SETTING["d"], SETTING["psi1"], SETTING["psi2"])
     res = simulate_one_step(STUDENT, TEACHER, lam=LAMBDAS, seed=seed, **SETTING)
-    Xr, yr = sample_data(n, res.beta, as_teacher(TEACHER), noise=SETTING["noise"],
-                         rng=spawn_streams(seed)["ridge"])
+    Xr, yr = res.run.ridge_data()
     F = as_student(STUDENT)(Xr @ res.W1)
     return res, F, yr, n
 
 
-def fast_stage(res, F, yr, n_test, seed):
+def fast_stage(res, F, yr, n_test):
+    """Ridge for every lambda (:func:`helpers.ridge_path`) and the risk on the run's test
+    points, drawn afresh from its ``test`` stream (as the baseline draws them)."""
     B = ridge_path(F, yr, LAMBDAS)
-    rng_test = spawn_streams(seed)["test"]
     return prediction_risk(res.W1, B, STUDENT, TEACHER, res.beta, n_test=n_test,
-                           rng=rng_test)[0]
+                           rng=res.run.rng("test"))[0]
 
 
-def baseline_stage(res, F, yr, n_test, seed):
+def baseline_stage(res, F, yr, n_test):
     """scikit-learn Ridge once per lambda; test features computed once; plain risk."""
     from sklearn.linear_model import Ridge
 
     n = F.shape[0]
     models = [Ridge(alpha=n * lam, fit_intercept=False).fit(F, yr) for lam in LAMBDAS]
-    rng_test = spawn_streams(seed)["test"]
-    Xt = rng_test.standard_normal((n_test, res.W1.shape[0]))
+    Xt = res.run.rng("test").standard_normal((n_test, res.W1.shape[0]))
     Ft = as_student(STUDENT)(Xt @ res.W1)
     target = as_teacher(TEACHER)(Xt @ res.beta)
     return np.array([np.mean((m.predict(Ft) - target) ** 2) for m in models])
 
 
 def step_and_features(seed):
-    """The float64 step and ridge features (shared by the baseline's full run)."""
-    d, n, N = problem_sizes(SETTING["d"], SETTING["psi1"], SETTING["psi2"])
-    st, te = as_student(STUDENT), as_teacher(TEACHER)
-    fs = helpers.run_first_step(st, te, seed=seed, **SETTING)
-    Xr, yr = sample_data(n, fs.beta, te, noise=SETTING["noise"],
-                         rng=spawn_streams(seed)["ridge"])
-    return fs, st(Xr @ fs.W1), yr
+    """The float64 step and ridge features (shared by the baseline's full run): the run's
+    draws (:func:`helpers.draw`) and sigma(X~ W1) on its ridge set."""
+    r = helpers.draw(student=STUDENT, teacher=TEACHER, seed=seed, **SETTING)
+    Xr, yr = r.ridge_data()
+    return r, r.student(Xr @ r.W1), yr
 
 
 # --------------------------------------------------------------------------- 3. memory
 _MEM_SNIPPET = """
 import resource, tracemalloc, json, numpy as np
-from helpers.simulate import simulate_one_step
+from helpers import named_seed, simulate_one_step
 kw = json.loads({kw!r})
 lam = np.logspace(-4, 0, 8)
-simulate_one_step('tanh', 'softplus', lam=lam, seed=0, **kw)
+seed = named_seed(0, "bench_core", "memory")
+simulate_one_step('tanh', 'softplus', lam=lam, seed=named_seed(seed, "0"), **kw)
 tracemalloc.start()
-simulate_one_step('tanh', 'softplus', lam=lam, seed=1, **kw)
+simulate_one_step('tanh', 'softplus', lam=lam, seed=named_seed(seed, "1"), **kw)
 peak = tracemalloc.get_traced_memory()[1]
 print(json.dumps(dict(maxrss_kb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                       arrays_peak=peak)))
@@ -206,10 +215,11 @@ def sweep_speedup(repeat: int) -> dict:
     from joblib import Parallel, delayed, parallel_config
 
     grid, runs = {"psi1": [2.0, 5.0]}, 6
-    kw = dict(runs=runs, seed=0, progress=False)
+    seed = helpers.named_seed(SEED, "sweep")
+    kw = dict(runs=runs, seed=seed, progress=False)
     helpers.sweep(_sweep_run, grid, n_jobs=-1, **kw)  # start the worker pool once
-    tasks = [(np.random.SeedSequence(0, spawn_key=(i, r)), p)
-             for i, p in enumerate(grid["psi1"]) for r in range(runs)]
+    tasks = [(point_seed(seed, {"psi1": p}, r), p)   # the sweep's own seeds
+             for p in grid["psi1"] for r in range(runs)]
     t_serial = best_of(lambda: helpers.sweep(_sweep_run, grid, n_jobs=1, **kw), repeat)
     t_par = best_of(lambda: helpers.sweep(_sweep_run, grid, n_jobs=-1, **kw), repeat)
     cores = helpers.config.cpu_count()
@@ -225,21 +235,20 @@ def sweep_speedup(repeat: int) -> dict:
 
 
 # --------------------------------------------------------------------------- 5. accuracy
-def _float32_ridge_risk(res, seed, lam):
-    """Risk when the Gram matrix and its solves are float32 too (what we do not ship)."""
-    rngs = spawn_streams(seed)
-    Xr, yr = sample_data(res.n, res.beta, as_teacher(TEACHER), noise=SETTING["noise"],
-                         rng=rngs["ridge"])
+def _float32_ridge_risk(res, lam):
+    """Risk when the Gram matrix and its solves are float32 too (what we do not ship), on
+    the run's ridge set and test points."""
+    Xr, yr = res.run.ridge_data()
     F = as_student(STUDENT)(Xr @ res.W1).astype(np.float32)
     n32 = np.float32(res.n)
     s, V = np.linalg.eigh(F.T @ F / n32)
     c = V.T @ (F.T @ yr.astype(np.float32) / n32)
     B = V @ (c[:, None] / (s[:, None] + lam.astype(np.float32)[None, :]))
     return prediction_risk(res.W1, B.astype(float), STUDENT, TEACHER, res.beta,
-                           n_test=default_n_test(res.n), rng=rngs["test"])[0]
+                           n_test=default_n_test(res.n), rng=res.run.rng("test"))[0]
 
 
-def float32_accuracy(seeds=(0, 1, 2)) -> dict:
+def float32_accuracy(runs: int = 3) -> dict:
     """max |risk(float32 variant) - risk(float64)| in units of the risk's Monte-Carlo SE.
 
     Two settings: Figure 3(a) (n = 2.5 N, well conditioned) and the interpolation threshold
@@ -252,12 +261,13 @@ def float32_accuracy(seeds=(0, 1, 2)) -> dict:
     for label, kw, lam in [("Figure 3(a), 8 lambdas in [1e-4, 1]", SETTING, LAMBDAS),
                            ("n = N = 512, 7 lambdas in [1e-6, 1]", thr, lam_thr)]:
         mixed, full32 = [], []
-        for seed in seeds:
+        for k in range(runs):
+            seed = run_seed("accuracy", k)
             ref = simulate_one_step(STUDENT, TEACHER, lam=lam, seed=seed, **kw)
             mix = simulate_one_step(STUDENT, TEACHER, lam=lam, seed=seed, precision="mixed",
                                     **kw)
             mixed.append(np.max(np.abs(mix.risk - ref.risk) / ref.risk_se))
-            r32 = _float32_ridge_risk(ref, seed, lam)
+            r32 = _float32_ridge_risk(ref, lam)
             full32.append(np.max(np.abs(r32 - ref.risk) / ref.risk_se))
         out[f"{label}: precision='mixed' (shipped; X~W1 and test features float32)"] = \
             float(max(mixed))
@@ -292,7 +302,7 @@ def core_timings(threads: int, repeat: int) -> dict:
     d, n, N = problem_sizes(SETTING["d"], SETTING["psi1"], SETTING["psi2"])
     n_test = default_n_test(n)
     st, te = as_student(STUDENT), as_teacher(TEACHER)
-    rng = np.random.default_rng(12345)
+    rng = helpers.stream(SEED, "bound matrices")
     with threadpool_limits(limits=threads, user_api="blas"):
         # 1. run and bound, interleaved so that both see the same machine load
         parts = {m: bound_parts(d, n, N, n_test, mixed=m, rng=rng) for m in (False, True)}
@@ -301,13 +311,14 @@ def core_timings(threads: int, repeat: int) -> dict:
         eigh_t = float("inf")
         S = np.cov(rng.standard_normal((N, 2 * N)))
         for m in (False, True):  # warm-up
-            simulate_one_step(st, te, lam=LAMBDAS, seed=0,
+            simulate_one_step(st, te, lam=LAMBDAS, seed=run_seed("warm-up", 0),
                               precision="mixed" if m else "float64", **SETTING)
         for rep in range(repeat):
             for m in (False, True):
                 prec = "mixed" if m else "float64"
                 t0 = time.perf_counter()
-                simulate_one_step(st, te, lam=LAMBDAS, seed=rep, precision=prec, **SETTING)
+                simulate_one_step(st, te, lam=LAMBDAS, seed=run_seed("run", rep),
+                                  precision=prec, **SETTING)
                 run_t[m] = min(run_t[m], time.perf_counter() - t0)
                 for lib in ("numpy", "scipy"):  # the faster library counts
                     time.sleep(POOL_SLEEP_S)
@@ -317,15 +328,16 @@ def core_timings(threads: int, repeat: int) -> dict:
         bound = {m: sum(part_t[m].values()) for m in parts}
 
         # 2. baseline on the same features (and the full run with the baseline's ridge)
-        res, F, yr, _ = stage_inputs(0)
-        r_fast = fast_stage(res, F, yr, n_test, 0)
-        r_base = baseline_stage(res, F, yr, n_test, 0)
+        seed = run_seed("baseline", 0)
+        res, F, yr, _ = stage_inputs(seed)
+        r_fast = fast_stage(res, F, yr, n_test)
+        r_base = baseline_stage(res, F, yr, n_test)
         agree = float(np.max(np.abs(r_fast - r_base) / np.abs(r_base)))
         t_fast = t_base = t_step = float("inf")
         for _ in range(max(2, repeat // 2)):  # interleaved
-            t_fast = min(t_fast, best_of(lambda: fast_stage(res, F, yr, n_test, 0), 2))
-            t_base = min(t_base, best_of(lambda: baseline_stage(res, F, yr, n_test, 0), 1))
-            t_step = min(t_step, best_of(lambda: step_and_features(0), 1))
+            t_fast = min(t_fast, best_of(lambda: fast_stage(res, F, yr, n_test), 2))
+            t_base = min(t_base, best_of(lambda: baseline_stage(res, F, yr, n_test), 1))
+            t_step = min(t_step, best_of(lambda: step_and_features(seed), 1))
     return {
         "blas_threads": threads,
         "run": {"float64_s": run_t[False], "mixed_s": run_t[True]},

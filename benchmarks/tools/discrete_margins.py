@@ -9,8 +9,9 @@ differ between CPUs.  This script prints, for each, its margin:
   of every named activation, and the minimiser of ``tau_star`` for erf/erf;
 * chapter answers: every ``margin_*`` variable that a chapter's hidden checks compute
   (``helpers.checks.margins``; asserted, except those ending in ``_shown``); each chapter is run as
-  a script (quick scale, ``BOOK_SEED`` from the environment) with a last cell that prints
-  them.
+  a script (quick scale, ``BOOK_SEED`` from the environment, and the Makefile's
+  ``BOOK_STRICT=1`` unless the environment sets it: the book's setting) with a last cell that
+  prints them.
 
 Usage: ``python benchmarks/tools/discrete_margins.py [chapters/NN_x.md ...]`` (default: every
 chapter with a ``margin_`` variable).  Writes ``benchmarks/results/discrete_margins.md``.
@@ -31,6 +32,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "benchmarks" / "results"
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from chapter_timings import BOOK_ENV  # noqa: E402  (the Makefile's variables)
 
 EPILOGUE = '''
 import json as _json
@@ -50,7 +53,7 @@ BY_CONSTRUCTION = [
      "lookups by a value copied from the grid, never computed: exact on every machine"),
     ("n = round(psi1 d), N = round(psi2 d)",
      "Python floats: one IEEE product, the same on every machine"),
-    ("np.sign of Gaussian draws (the +-1 layer), of diag(R) (multi_index.sample_directions)",
+    ("np.sign of Gaussian draws (the +-1 layer), of diag(R) (teachers.sample_directions)",
      "no draw at 0 to the last bit; abs(R_ii) is of order sqrt(d)"),
     ("tables: the digits shown from floor(log10(se))",
      "display only; a standard error at an exact power of 10 would show one digit more"),
@@ -104,7 +107,7 @@ def chapter_margins(md: Path) -> dict:
         subprocess.run([sys.executable, "-m", "jupytext", "--quiet", "--to", "py", str(md),
                         "-o", str(script)], check=True)
         script.write_text(script.read_text() + EPILOGUE)
-        env = {**os.environ, "MPLBACKEND": "Agg", "BOOK_PROGRESS": "0"}
+        env = {**BOOK_ENV, **os.environ, "MPLBACKEND": "Agg", "BOOK_PROGRESS": "0"}
         out = subprocess.run([sys.executable, str(script)], cwd=md.parent, env=env,
                              capture_output=True, text=True, check=False)
     line = [x for x in out.stdout.splitlines() if x.startswith("MARGINS ")]

@@ -2,8 +2,10 @@
 
 Each chapter (and the landing page, whose hidden checks ``make notebooks`` runs too) is
 converted to a script with jupytext and run in a fresh process with ``BOOK_SEED=<seed>``, as
-``benchmarks/tools/chapter_timings.py`` does; a hidden assertion that fails makes the script
-exit non-zero, and its message is kept.  ``make seeds`` is the quick version (nbval, seeds
+``benchmarks/tools/chapter_timings.py`` does (with the Makefile's ``BOOK_STRICT=1`` unless the
+environment sets it, so a page whose parameters differ from the book's record fails instead of
+skipping its checks); a hidden assertion that fails makes the script exit non-zero, and its
+message is kept.  ``make seeds`` is the quick version (nbval, seeds
 1-3).
 
 Usage: ``python benchmarks/tools/seed_sweep.py [chapters/NN_x.md ...] [--seeds 0-31]
