@@ -54,3 +54,16 @@ def test_integer_columns_print_as_integers_beside_float_columns():
     rows = [line.split("|")[1].strip() for line in text.splitlines()[2:]]
     assert rows == ["128", "256", "1024"], text
     assert "times" not in text
+
+
+def test_a_pipe_in_a_cell_or_header_keeps_the_row_one_cell_per_column():
+    """The exam's teacher "|t|" broke its tables (issue 48): pipes are escaped, and the rendered
+    table has the cells it was given, the pipes shown."""
+    from markdown_it import MarkdownIt
+
+    df = pd.DataFrame({"teacher": ["|t|", "clipped"], "floor": [0.3634, 0.1]})
+    text = tables.markdown_table(df, {"teacher": "teacher", "floor": "$|x|$"}, digits=4)
+    html = MarkdownIt("commonmark").enable("table").render(text)
+    assert html.count("</td>") == 4 and html.count("</th>") == 2, html
+    assert ">|t|</td>" in html and ">0.3634</td>" in html and "$|x|$</th>" in html, html
+    assert tables.markdown_table(df.assign(teacher=["a\\|b", "c"]), {"teacher": "t"}).count("\\\\|") == 0

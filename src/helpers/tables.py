@@ -9,6 +9,7 @@ returns a MyST Markdown table (rendered by myst-nb, maths included, with
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 
 import numpy as np
@@ -59,6 +60,12 @@ def format_value(value, digits: int = 3) -> str:
     return f"${mantissa} \\times 10^{{{int(exponent)}}}$"
 
 
+def _escape_pipes(text: str) -> str:
+    r"""``|`` as ``\|``, so that a cell such as the teacher name ``|t|`` (or ``$|x|$``) stays one
+    cell: a table row is split at every unescaped pipe, inside maths too."""
+    return re.sub(r"(?<!\\)\|", r"\\|", text)
+
+
 def markdown_table(df, headers: Mapping[str, str], *, se: Mapping[str, str] | None = None,
                    digits: Mapping[str, int] | int = 3, align: str = "right") -> str:
     """The MyST Markdown text of a table.
@@ -83,7 +90,7 @@ def markdown_table(df, headers: Mapping[str, str], *, se: Mapping[str, str] | No
     marks = {"right": "---:", "left": ":---", "center": ":---:"}
     if align not in marks:
         raise ValueError(f"align must be one of {sorted(marks)}; got {align!r}")
-    lines = ["| " + " | ".join(headers.values()) + " |",
+    lines = ["| " + " | ".join(_escape_pipes(h) for h in headers.values()) + " |",
              "|" + "|".join(marks[align] for _ in headers) + "|"]
     # column by column, so each keeps its dtype (iterrows would turn an integer d into 128.0
     # beside a float column, and 128.0 to two digits prints as 1.3 x 10^2)
@@ -96,7 +103,7 @@ def markdown_table(df, headers: Mapping[str, str], *, se: Mapping[str, str] | No
             else:
                 k = digits.get(col, 3) if isinstance(digits, Mapping) else digits
                 cells.append(format_value(columns[col][i], k))
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append("| " + " | ".join(_escape_pipes(c) for c in cells) + " |")
     return "\n".join(lines) + "\n"
 
 
