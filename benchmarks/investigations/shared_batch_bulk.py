@@ -1,0 +1,103 @@
+"""The step's bulk is drawn from the same batch as its spike: its variance along the spike
+direction v and along beta_perp, against notes/shared_batch.md (issue 47, item 1).
+
+    python benchmarks/investigations/shared_batch_bulk.py [--d 1024] [--reps 4]
+
+writes ``benchmarks/results/investigations/shared_batch_bulk.md``.
+
+tanh student and teacher, no noise. For each psi1, ``reps`` batches X (n = psi1 d rows) and N
+random neurons w_i (N(0, I/d)): the bulk columns b_i = X^T (y * h_i) / n with
+h_i = sigma'(X w_i) - mu1, projected on v = X^T y / ||X^T y||, on beta_perp (the unit part of
+beta_* orthogonal to v) and on a random unit vector orthogonal to both, each divided by the
+mean squared projection on a direction (||b_i||^2 / d averaged over neurons). The theory:
+rho_v + the spread of each neuron's mean of sigma' with ||w_i|| along v, rho_perp along
+beta_perp, 1 elsewhere. Every draw comes from a stream of
+``SEED = helpers.named_seed(0, "shared_batch_bulk")`` keyed by psi1, the batch and what it
+draws.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+import helpers
+from helpers.quadrature import gaussian_expectation
+
+OUT = (Path(__file__).resolve().parents[1] / "results" / "investigations"
+       / "shared_batch_bulk.md")
+SEED = helpers.named_seed(0, "shared_batch_bulk")
+PSI1S = (1.0, 2.0, 4.0, 8.0)
+N_NEURONS = 400
+
+
+def theory(psi1: float) -> dict:
+    """notes/shared_batch.md: rho_v, the norm-spread term along v, and rho_perp."""
+    s = helpers.activations.as_student("tanh")
+    t = helpers.activations.as_teacher("tanh")
+    e = {name: gaussian_expectation(fn) for name, fn in {
+        "y2": lambda z: t(z) ** 2, "y4": lambda z: t(z) ** 4,
+        "z2y2": lambda z: (z * t(z)) ** 2, "zy3": lambda z: z * t(z) ** 3,
+        "h2": lambda z: (s.derivative(z) - s.mu1) ** 2,
+        "s3": lambda z: s.derivative(z) * (z * z - 1.0)}.items()}
+    g2 = psi1 * t.mu1**2 / (e["y2"] + psi1 * t.mu1**2)
+    a = e["y4"] / (psi1 * e["y2"]) + e["y2"]
+    cross = 2 * np.sqrt(g2 * (1 - g2)) * e["zy3"] / np.sqrt(psi1 * e["y2"])
+    return {"v": (g2 * e["z2y2"] + (1 - g2) * a + cross) / e["y2"],
+            "spread": e["s3"] ** 2 * (e["y2"] + psi1 * t.mu1**2) / (2 * e["y2"] * e["h2"]),
+            "perp": ((1 - g2) * e["z2y2"] + g2 * a - cross) / e["y2"]}
+
+
+def measure(psi1: float, d: int, rep: int) -> dict:
+    """One batch: the variance ratios along v, beta_perp and a random direction."""
+    n = round(psi1 * d)
+    key = (f"psi1={psi1:g}", f"d={d}", f"rep={rep}")
+    X = helpers.stream(SEED, *key, "data").standard_normal((n, d))
+    W = helpers.stream(SEED, *key, "neurons").standard_normal((d, N_NEURONS)) / np.sqrt(d)
+    u = helpers.stream(SEED, *key, "random direction").standard_normal(d)
+    s_act = helpers.activations.as_student("tanh")
+    y = np.tanh(X[:, 0])                                  # beta_* = e_1
+    B = X.T @ (y[:, None] * (s_act.derivative(X @ W) - s_act.mu1)) / n
+    v = X.T @ y
+    v /= np.linalg.norm(v)
+    perp = -v[0] * v
+    perp[0] += 1.0
+    perp /= np.linalg.norm(perp)
+    u -= (u @ v) * v + (u @ perp) * perp
+    u /= np.linalg.norm(u)
+    iso = float((B**2).sum(0).mean() / d)
+    return {k: float(((x @ B) ** 2).mean() / iso) for k, x in (("v", v), ("perp", perp),
+                                                              ("random", u))}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--d", type=int, default=1024)
+    parser.add_argument("--reps", type=int, default=4)
+    args = parser.parse_args()
+    lines = [
+        "# The step's bulk along v and beta_perp (issue 47)", "",
+        f"Written by `python benchmarks/investigations/shared_batch_bulk.py --d {args.d} "
+        f"--reps {args.reps}`; tanh student and teacher, no noise, N = {N_NEURONS} neurons "
+        "per batch; variance of the bulk's projection relative to its mean over directions, "
+        "mean ± se over batches; theory from notes/shared_batch.md.", "",
+        "| psi1 | along v | theory: rho_v + norm spread | along beta_perp | theory: rho_perp "
+        "| random direction |", "|---|---|---|---|---|---|"]
+    for psi1 in PSI1S:
+        rows = [measure(psi1, args.d, k) for k in range(args.reps)]
+        th = theory(psi1)
+        m = {k: (np.mean([r[k] for r in rows]), np.std([r[k] for r in rows], ddof=1)
+                 / np.sqrt(len(rows))) for k in ("v", "perp", "random")}
+        lines.append(f"| {psi1:g} | {m['v'][0]:.2f} ± {m['v'][1]:.2f} | "
+                     f"{th['v']:.2f} + {th['spread']:.2f} = {th['v'] + th['spread']:.2f} | "
+                     f"{m['perp'][0]:.3f} ± {m['perp'][1]:.3f} | {th['perp']:.3f} | "
+                     f"{m['random'][0]:.2f} ± {m['random'][1]:.2f} |")
+        print(lines[-1], flush=True)
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
