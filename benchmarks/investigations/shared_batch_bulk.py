@@ -5,20 +5,21 @@ direction v and along beta_perp, against notes/shared_batch.md (issue 47, item 1
 
 writes ``benchmarks/results/investigations/shared_batch_bulk.md``.
 
-tanh student and teacher, no noise. For each psi1, ``reps`` batches X (n = psi1 d rows) and N
-random neurons w_i (N(0, I/d)): the bulk columns b_i = X^T (y * h_i) / n with
+tanh student and teacher, no noise. For each psi1, ``reps`` runs of the book's one run
+(``helpers.run``, no step; its first batch X of n = psi1 d rows, its N neurons W0), and the
+measure ``bulk_ratios`` of each: the bulk columns b_i = X^T (y * h_i) / n with
 h_i = sigma'(X w_i) - mu1, projected on v = X^T y / ||X^T y||, on beta_perp (the unit part of
 beta_* orthogonal to v) and on a random unit vector orthogonal to both, each divided by the
 mean squared projection on a direction (||b_i||^2 / d averaged over neurons). The theory:
 rho_v + the spread of each neuron's mean of sigma' with ||w_i|| along v, rho_perp along
 beta_perp, 1 elsewhere. Every draw comes from a stream of
-``SEED = helpers.named_seed(0, "shared_batch_bulk")`` keyed by psi1, the batch and what it
-draws.
+``SEED = helpers.named_seed(0, "shared_batch_bulk")`` keyed by psi1, d and the run.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -50,26 +51,32 @@ def theory(psi1: float) -> dict:
             "perp": ((1 - g2) * e["z2y2"] + g2 * a - cross) / e["y2"]}
 
 
-def measure(psi1: float, d: int, rep: int) -> dict:
-    """One batch: the variance ratios along v, beta_perp and a random direction."""
-    n = round(psi1 * d)
-    key = (f"psi1={psi1:g}", f"d={d}", f"rep={rep}")
-    X = helpers.stream(SEED, *key, "data").standard_normal((n, d))
-    W = helpers.stream(SEED, *key, "neurons").standard_normal((d, N_NEURONS)) / np.sqrt(d)
-    u = helpers.stream(SEED, *key, "random direction").standard_normal(d)
-    s_act = helpers.activations.as_student("tanh")
-    y = np.tanh(X[:, 0])                                  # beta_* = e_1
-    B = X.T @ (y[:, None] * (s_act.derivative(X @ W) - s_act.mu1)) / n
+def bulk_ratios(run, key) -> dict:
+    """A measure of the run: the bulk b_i = X^T (y * h_i) / n of every neuron, h_i =
+    sigma'(X w_i) - mu1, projected on v, on beta_perp and on a random unit vector orthogonal to
+    both (from the run's own draws and the stream of ``key``), over its mean per direction."""
+    X, y, n, d = run.X, run.y, run.n, run.d
+    B = X.T @ (y[:, None] * (run.student.derivative(X @ run.W0) - run.student.mu1)) / n
     v = X.T @ y
     v /= np.linalg.norm(v)
-    perp = -v[0] * v
-    perp[0] += 1.0
+    perp = run.beta - (run.beta @ v) * v
     perp /= np.linalg.norm(perp)
+    u = helpers.stream(SEED, *key, "random direction").standard_normal(d)
     u -= (u @ v) * v + (u @ perp) * perp
     u /= np.linalg.norm(u)
     iso = float((B**2).sum(0).mean() / d)
     return {k: float(((x @ B) ** 2).mean() / iso) for k, x in (("v", v), ("perp", perp),
                                                               ("random", u))}
+
+
+def measure(psi1: float, d: int, rep: int) -> dict:
+    """One run of the book's one run (no step taken: eta = 0), measured by bulk_ratios."""
+    key = (f"psi1={psi1:g}", f"d={d}", f"rep={rep}")
+    ratios = helpers.measures.per_run(functools.partial(bulk_ratios, key=key))
+    rows = helpers.run(measures=[ratios], student="tanh", teacher="tanh", d=d, psi1=psi1,
+                       psi2=N_NEURONS / d, seed=helpers.named_seed(SEED, *key),
+                       second_layer="rademacher")
+    return {k: rows[-1][k] for k in ("v", "perp", "random")}
 
 
 def main():
