@@ -95,7 +95,7 @@ _ITER = 3000           # damped iterations of the (V1, V2) fixed point before a 
 _T_TOL = 1e-14         # relative residual of the generalised Marchenko-Pastur equation
 _T_ITER = 200
 _SPAN_RCOND = 1e-10    # singular values of the free mean directions kept (relative)
-FINITE_WIDTH_MODELS = ("network", "residual-y", "population")
+FINITE_WIDTH_MODELS = ("network", "residual-y", "population", "shared-batch")
 
 
 class LargeStepConvergenceError(RuntimeError):
@@ -414,7 +414,8 @@ def _solve_V(P: _Tables, alpha, lam_eff, psi2):
     return R, vh, new
 
 
-def _solve(P: _Tables, *, alpha, lam_eff, psi2, noise, width=None, contraction=None):
+def _solve(P: _Tables, *, alpha, lam_eff, psi2, noise, width=None, contraction=None,
+           anisotropy=None):
     r"""The replica-symmetric fixed point at one (eta_scale, lambda), and the risk.
 
     The equations are the saddle point of Cui et al. (2024), the fixed point their "Result
@@ -476,7 +477,21 @@ def _solve(P: _Tables, *, alpha, lam_eff, psi2, noise, width=None, contraction=N
     is the matrix :math:`(\alpha NG)^{-1}`, and the second-moment source is the gradient of
     :math:`N\hat m^\top G\hat m` in :math:`(\hat V_1, \hat V_2)` (with :math:`E^2 = I`,
     the lines above; ``notes/gaussian_second_layer.md``, section 11).
+
+    ``anisotropy`` :math:`= (k_\perp, k_v)` (arrays over populations; ``None``: ones): the
+    bulk's variance along :math:`\beta_\perp` and along :math:`v`, relative to the isotropic
+    one (:func:`_shared_batch_ratios`; ours, a derivation, ``notes/shared_batch.md``).  The
+    teacher's orthogonal direction has loading vectors :math:`W_eD`,
+    :math:`D = \mathrm{diag}(\sqrt{k_\perp})`, and its own term in :math:`S` changes with
+    them; by Woodbury the readout answers as to an isotropic direction with the source
+    :math:`F\hat\psi`, :math:`F = (I + (D\hat V_1D - \hat V_1)\psi_2V_1)^{-1}D`: so
+    :math:`\psi_o = D\psi_2V_1F\hat\psi` and the source is
+    :math:`\psi_2(F\hat\psi)(F\hat\psi)^\top`.  The spike direction's variance
+    :math:`c_j` becomes :math:`c_jk_{v,j}` in :math:`T` and in its source (its own term is
+    already explicit in the equation for :math:`\theta`).
     """
+    kperp, kv = (np.ones(P.p.size), np.ones(P.p.size)) if anisotropy is None else anisotropy
+    sk = np.sqrt(kperp)
     R, (vh1, vh2), Vk = _solve_V(P, alpha, lam_eff, psi2)
     k, w, M0, M1, M2 = P.k, P.w, P.M0, P.M1, P.M2
     J = P.p.size
@@ -501,7 +516,7 @@ def _solve(P: _Tables, *, alpha, lam_eff, psi2, noise, width=None, contraction=N
 
     Bt = sq[:, None] * (k[:, None] * M1)
     Ht = sq * P.H
-    T = P.c * psi2 * R.V2
+    T = P.c * kv * psi2 * R.V2
     lhs = np.eye(J) + alpha * T[:, None] * (Bt.T @ off_span(Bt))
     theta = np.linalg.solve(lhs, alpha * T * (Bt.T @ off_span(Ht)))
     resid = off_span(Ht - Bt @ theta)                  # sqrt(g) (H - c)
@@ -517,7 +532,15 @@ def _solve(P: _Tables, *, alpha, lam_eff, psi2, noise, width=None, contraction=N
     th_hat = alpha * (Bt.T @ resid)
     # 3. the teacher's part orthogonal to v
     ps_hat = alpha * ((g * P.H1) @ M1)
-    psi = psi2 * R.V1 @ ps_hat
+    # along beta_perp the loading vectors are W_e D, D = diag(sqrt(k_perp)); the direction's
+    # own term in S changes by W_e (D V1_hat D - V1_hat) W_e^T, so (Woodbury) the readout's
+    # response is that of the isotropic direction to the source F psi_hat, F = (I + Delta
+    # Psi)^-1 D with Psi = W_e^T S^-1 W_e = psi2 V1 (notes/shared_batch.md)
+    Psi = psi2 * R.V1
+    F = np.linalg.solve(np.eye(J) + (sk[:, None] * vh1 * sk[None, :] - vh1) @ Psi,
+                        np.diag(sk))
+    ps_eq = F @ ps_hat
+    psi = sk * (Psi @ ps_eq)
     cross = M1 @ psi
     # 4. (Q1, q2) in coordinates x = (Q1[iu], q2); a direction (dV1_hat, dV2_hat) in the
     #    coordinates (dV1_hat[iu], dV2_hat) of the basis E_jk + E_kj (j < k), E_jj, e_j
@@ -533,7 +556,7 @@ def _solve(P: _Tables, *, alpha, lam_eff, psi2, noise, width=None, contraction=N
     #      v(kappa) . q = pair @ x (an entry of Q1 off the diagonal counts twice)
     base = P.HH + noise**2 + c * c - 2.0 * c * P.H - 2.0 * P.H1 * cross
     g2 = w / (1.0 + Vk) ** 2
-    b = psi2 * np.concatenate([np.outer(ps_hat, ps_hat)[iu], P.c * th_hat**2])
+    b = psi2 * np.concatenate([np.outer(ps_eq, ps_eq)[iu], P.c * kv * th_hat**2])
     x = np.linalg.solve(np.eye(n) + alpha * L @ (v.T * g2) @ pair,
                         -L @ (alpha * v.T @ (g2 * base) + b) - src)
     q1 = np.zeros((J, J))
@@ -650,6 +673,43 @@ def _mean_direction_change(mu1, constants, *, psi1, psi2, eta_scale, x, p, c_b, 
     return np.eye(p.size) - beta * np.outer(nu, nu)
 
 
+def _shared_batch_ratios(s, t, *, psi1, noise):
+    r"""The step's bulk is computed on the batch that also gives its spike direction
+    :math:`v \propto X^\top y`; along :math:`v` and along :math:`\beta_\perp` (the unit part
+    of :math:`\beta_*` orthogonal to :math:`v`) its variance over neurons, relative to that
+    along a direction independent of the batch, is (ours, a derivation:
+    ``notes/shared_batch.md``; :math:`g^2 = \psi_1\mu_1^{*2}/(Ey^2 + \psi_1\mu_1^{*2})`,
+    :math:`a = Ey^4/(\psi_1Ey^2) + Ey^2`, :math:`x = 2g\sqrt{1-g^2}E[zy^3]/\sqrt{\psi_1Ey^2}`)
+
+    .. math::
+
+        \rho_\perp = \frac{(1-g^2)E[z^2y^2] + g^2a - x}{Ey^2},\qquad
+        \rho_v = \frac{g^2E[z^2y^2] + (1-g^2)a + x}{Ey^2}
+            + \frac{(E\sigma^{(3)})^2(Ey^2 + \psi_1\mu_1^{*2})}{2Ey^2E h^2},
+
+    the last term the spread of each neuron's mean slope with :math:`\|w_i\|`
+    (:math:`h = \sigma' - \mu_1`).  Returns :math:`(\rho_\perp, \rho_v)`."""
+    f2 = gaussian_expectation(lambda z: t(z) ** 2, t.kinks)
+    f4 = gaussian_expectation(lambda z: t(z) ** 4, t.kinks)
+    z2f2 = gaussian_expectation(lambda z: (z * t(z)) ** 2, t.kinks)
+    zf3 = gaussian_expectation(lambda z: z * t(z) ** 3, t.kinks)
+    zf = t.mu1
+    e2 = noise * noise
+    ey2 = f2 + e2
+    ey4 = f4 + 6.0 * e2 * f2 + 3.0 * e2 * e2
+    ez2y2 = z2f2 + e2
+    ezy3 = zf3 + 3.0 * e2 * zf
+    h2 = gaussian_expectation(lambda z: (s.derivative(z) - s.mu1) ** 2, s.kinks)
+    e3 = gaussian_expectation(lambda z: s.derivative(z) * (z * z - 1.0), s.kinks)
+    g2 = psi1 * zf**2 / (ey2 + psi1 * zf**2)
+    a = ey4 / (psi1 * ey2) + ey2
+    x = 2.0 * math.sqrt(g2 * (1.0 - g2)) * ezy3 / math.sqrt(psi1 * ey2)
+    rho_perp = ((1.0 - g2) * ez2y2 + g2 * a - x) / ey2
+    rho_v = (g2 * ez2y2 + (1.0 - g2) * a + x) / ey2 + e3 * e3 * (ey2 + psi1 * zf**2) / (
+        2.0 * ey2 * h2)
+    return rho_perp, rho_v
+
+
 # --------------------------------------------------------------------------- the public API
 def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
                      second_layer=DEFAULT, d=None, model="network") -> dict:
@@ -685,6 +745,8 @@ def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
     r, cb, gamma = spiked_rf_parameters(s, t, psi1=psi1, eta_scale=etas, noise=noise)
     constants = (None if width is None or model == "population"
                  else _step_noise_constants(s, t, noise))
+    rho = (_shared_batch_ratios(s, t, psi1=psi1, noise=noise) if model == "shared-batch"
+           else None)
     alpha = psi1 / psi2
     shape, J = eta_b.shape, mags.size
     out = dict(risk=np.empty(shape), r=np.empty(shape), c_b=np.empty(shape),
@@ -697,11 +759,16 @@ def large_step_parts(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
         j = int(np.searchsorted(etas, e))
         P = _tables(s, t, float(r[j]), float(cb[j]), gamma, *atoms)
         E2 = None
+        aniso = None
+        if model == "shared-batch":
+            c_j = P.c
+            aniso = ((1.0 + (c_j - 1.0) * rho[0]) / c_j, (1.0 + (c_j - 1.0) * rho[1]) / c_j)
         if constants is not None:
             E2 = _mean_direction_change(s.mu1, constants, psi1=psi1, psi2=psi2, eta_scale=e,
-                                        x=P.x, p=P.p, c_b=float(cb[j]), model=model)
+                                        x=P.x, p=P.p, c_b=float(cb[j]),
+                                        model="network" if model == "shared-batch" else model)
         res = _solve(P, alpha=alpha, lam_eff=float(lam_b[idx]) * alpha, psi2=psi2,
-                     noise=noise, width=width, contraction=E2)
+                     noise=noise, width=width, contraction=E2, anisotropy=aniso)
         res.update(r=float(r[j]), c_b=float(cb[j]))
         for key, value in res.items():
             out[key][idx] = value
@@ -767,8 +834,13 @@ def large_step_risk(student, teacher, *, psi1, psi2, lam, eta_scale, noise=0.0,
         corrections kept are those that are not uniform in the step: at a small step the
         populations' mean features are nearly collinear and the limit's readout needs large
         coefficients on them, so their penalty and the bulk's variance along them matter.
-    model : {"network", "residual-y", "population"}
-        With ``d``, what the finite width describes (no effect in the limit, ``d=None``):
+    model : {"network", "residual-y", "population", "shared-batch"}
+        ``"shared-batch"`` (ours, a derivation; ``notes/shared_batch.md``; not the default
+        while the effects of the batch that it leaves out are not derived): the network,
+        and the step's bulk, drawn from the batch that also gives the spike direction, is
+        depleted along :math:`\beta_\perp` and enhanced along :math:`v`
+        (:func:`_shared_batch_ratios`); this changes the limit too.  The other models, with
+        ``d``, say what the finite width describes (no effect in the limit, ``d=None``):
         ``"network"`` (default), the book's step, whose residual :math:`y - f_0` contains the
         initial output :math:`f_0` and whose noise is correlated across neurons, both of which
         change the bulk's variance along the readout's mean direction
