@@ -28,7 +28,10 @@ in the same run (same X, W0, a, ridge set and test points), and reports the risk
   spectrum of the batch's but no preferred direction (the spectrum alone);
 * ``permuted``: ``iso-plane``, and the bulk's part outside the plane (over a_i) handed from
   neuron to neuron by a random permutation: the same columns, no longer tied to the neuron's
-  own w0_i (what the bulk outside the plane owes to its neuron).
+  own w0_i (what the bulk outside the plane owes to its neuron);
+* ``self-iso``: ``iso-plane``, and each column's coordinate along its own neuron's
+  w0_i / ||w0_i|| (outside the plane) replaced by N(0, ||b_i||^2 / d) (the bulk's variance
+  along its own neuron, E[g^2 h^2] / E h^2 times the isotropic one, removed).
 
 The replacements draw from the run's stream ``"bulk ablation"`` (the same numbers for every
 step size).  Run k of a setting is ``helpers.named_seed(SEED, cell, f"psi1={psi1:g}",
@@ -56,7 +59,7 @@ SEED = helpers.named_seed(0, "bulk_ablation")
 CELL = dict(student="tanh", teacher="tanh", psi2=1.0, lam=0.1, second_layer="rademacher")
 ETAS = (3.0, 6.0)
 VARIANTS = ("network", "iso-plane", "iso-perp", "iso-v", "uncorrelated", "iso-all",
-            "other-batch", "spectrum", "permuted")
+            "other-batch", "spectrum", "permuted", "self-iso")
 
 
 def plane(run):
@@ -102,8 +105,14 @@ def ablate(run):
     pi = rng_s.permutation(N)
     permuted = ((rest * sign)[:, pi] * sign + np.outer(v, iso_sd * gv)
                 + np.outer(perp, iso_sd * gp))
+    what = run.W0 / np.linalg.norm(run.W0, axis=0)
+    what = what - np.outer(v, v @ what) - np.outer(perp, perp @ what)
+    what /= np.linalg.norm(what, axis=0)
+    own = (what * rest).sum(0)
+    self_iso = (rest + what * (iso_sd * rng_s.standard_normal(N) - own)
+                + np.outer(v, iso_sd * gv) + np.outer(perp, iso_sd * gp))
     whole = {"iso-all": iso_all, "other-batch": other, "spectrum": spectrum,
-             "permuted": permuted}
+             "permuted": permuted, "self-iso": self_iso}
     rows = []
     for labels, W in list(run.weights.items()):
         eta_root_n = run._affine[labels]                     # eta sqrt(N): W = W0 + that G0
@@ -159,6 +168,7 @@ def report(df, d):
         "structure outside the plane": ("iso-plane", "iso-all"),
         "the batch's spectrum alone": ("spectrum", "iso-all"),
         "outside the plane, tie to the neuron": ("iso-plane", "permuted"),
+        "its variance along the neuron's own w0": ("iso-plane", "self-iso"),
         "network against a bulk from another batch": ("network", "other-batch"),
     }
     effects = {k: v for k, v in every.items() if set(v) <= set(piv.columns)}
