@@ -148,3 +148,32 @@ def test_no_prose_line_starts_a_list_or_a_quote_inside_maths(page):
             display = not display
         elif fence is None and not display:
             assert not re.match(r"^(\+|>) ", line), (page.name, number, line)
+
+
+CHECK = re.compile(r"^(:{3,})\{admonition\}\s*Check your understanding\s*$", re.M)
+
+
+@pytest.mark.parametrize("page", CHAPTERS + [APPENDIX], ids=lambda p: p.stem)
+def test_each_page_stops_to_check_understanding(page):
+    """Two to four "Check your understanding" boxes in the text (issue 48, item 4), each a
+    short question with its answer in a collapsed "Answer" box inside it; none among the
+    exercises or the reproducibility notes (they are on the reading path)."""
+    text = page.read_text()
+    boxes = list(CHECK.finditer(text))
+    assert 2 <= len(boxes) <= 4, (page.name, len(boxes))
+    main = set(words.split_prose(text)["main"])
+    for box in boxes:
+        fence = box.group(1)
+        body = text[box.end():]
+        end = re.search(rf"^{fence}\s*$", body, re.M)
+        assert end, f"{page.name}: a box is not closed"
+        body = body[:end.start()]
+        answer = re.search(r"^(:{3,})\{admonition\}\s*Answer\s*\n:class: dropdown\s*$", body,
+                           re.M)
+        assert answer and len(answer.group(1)) < len(fence), (
+            f"{page.name}: each box holds its answer in a nested ':class: dropdown' Answer box")
+        question = body[:answer.start()]
+        assert "?" in question, f"{page.name}: a box without a question"
+        prose = [ln for ln in question.split("\n") if ln.strip() and not ln.startswith(":")]
+        assert prose and prose[0] in main, f"{page.name}: a box off the reading path"
+        assert words.count_words(question) <= 80, f"{page.name}: a question over 80 words"

@@ -8,8 +8,10 @@ The main path is the prose a lecture covers: outside code cells, outside the exe
 notes" block and outside sections marked optional (a heading that ends in "(optional)"; its
 subsections go with it, up to the next heading of the same or a higher level). Exercises are
 homework, done after the lecture. Directive fences, their options, labels and comments are
-not words; an inline role counts as one word. The style guide asks for about 4000 words of
-main path per chapter at most (`MAIN_PATH_LIMIT`).
+not words; an inline role counts as one word. A "Check your understanding" question is on
+the main path (a lecture stops there); its answer, the collapsed "Answer" box inside it, is
+counted with the solutions. The style guide asks for about 4000 words of main path per
+chapter at most (`MAIN_PATH_LIMIT`).
 """
 
 import re
@@ -19,6 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 MAIN_PATH_LIMIT = 4000
 REPRO_TITLE = "Reproducibility notes"
+CHECK_TITLE = "Check your understanding"
+ANSWER_TITLE = "Answer"
 
 _FENCE = re.compile(r"^(`{3,}|:{3,}|~{3,})")
 _CELL = re.compile(r"^(`{3,}|~{3,})\{code-cell\}")
@@ -49,6 +53,8 @@ def split_prose(text: str) -> dict:
     in_solution = False
     exercise_fence = None     # the fence that closes an exercise statement
     repro_fence = None        # the fence that closes the reproducibility block
+    check_fence = None        # the fence that closes a "Check your understanding" box
+    answer_fence = None       # the fence that closes its answer
     optional_level = None     # heading level of the optional section we are in
     while i < len(lines):
         line = lines[i]
@@ -76,6 +82,15 @@ def split_prose(text: str) -> dict:
             repro_fence = None
             i += 1
             continue
+        m = re.match(r"^(:{3,}|`{3,})\{admonition\}\s*(.*)$", line)
+        if m and check_fence is None and m.group(2).strip().startswith(CHECK_TITLE):
+            check_fence = m.group(1)
+        elif m and check_fence is not None and m.group(2).strip() == ANSWER_TITLE:
+            answer_fence = m.group(1)
+        elif answer_fence is not None and line.strip() == answer_fence:
+            answer_fence = None
+        elif check_fence is not None and line.strip() == check_fence:
+            check_fence = None
         h = _HEADING.match(line)
         if h and repro_fence is None and not in_solution:
             level = len(h.group(1))
@@ -86,7 +101,7 @@ def split_prose(text: str) -> dict:
         if not _skippable(line):
             if repro_fence is not None:
                 parts["repro"].append(line)
-            elif in_solution:
+            elif in_solution or answer_fence is not None:
                 parts["solution"].append(line)
             elif exercise_fence is not None:
                 parts["exercise"].append(line)
