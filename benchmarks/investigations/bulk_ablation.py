@@ -31,7 +31,10 @@ in the same run (same X, W0, a, ridge set and test points), and reports the risk
   own w0_i (what the bulk outside the plane owes to its neuron);
 * ``self-iso``: ``iso-plane``, and each column's coordinate along its own neuron's
   w0_i / ||w0_i|| (outside the plane) replaced by N(0, ||b_i||^2 / d) (the bulk's variance
-  along its own neuron, E[g^2 h^2] / E h^2 times the isotropic one, removed).
+  along its own neuron, E[g^2 h^2] / E h^2 times the isotropic one, removed);
+* ``untie``: the network minus the derived tie outside the plane, delta_i w0_i with
+  delta_i = eta_scale xi_i E[sigma^(3)] mu1* <w0_i, beta_*> (notes/shared_batch.md, item 4):
+  the step's rescaling of each neuron by its own overlap with the teacher.
 
 The replacements draw from the run's stream ``"bulk ablation"`` (the same numbers for every
 step size).  Run k of a setting is ``helpers.named_seed(SEED, cell, f"psi1={psi1:g}",
@@ -52,6 +55,7 @@ import pandas as pd
 
 import helpers
 from helpers import theory
+from helpers.activations import gaussian_expectation
 from helpers.measures import per_run, risk
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "investigations"
@@ -59,7 +63,7 @@ SEED = helpers.named_seed(0, "bulk_ablation")
 CELL = dict(student="tanh", teacher="tanh", psi2=1.0, lam=0.1, second_layer="rademacher")
 ETAS = (3.0, 6.0)
 VARIANTS = ("network", "iso-plane", "iso-perp", "iso-v", "uncorrelated", "iso-all",
-            "other-batch", "spectrum", "permuted", "self-iso")
+            "other-batch", "spectrum", "permuted", "self-iso", "untie")
 
 
 def plane(run):
@@ -113,11 +117,18 @@ def ablate(run):
                 + np.outer(v, iso_sd * gv) + np.outer(perp, iso_sd * gp))
     whole = {"iso-all": iso_all, "other-batch": other, "spectrum": spectrum,
              "permuted": permuted, "self-iso": self_iso}
+    e3 = gaussian_expectation(lambda z: run.student.derivative(z) * (z * z - 1.0),
+                              run.student.kinks)
+    tie = run.W0 * ((run.a * math.sqrt(N)) * e3 * run.teacher.mu1 * (run.beta @ run.W0))
+    tie_out = tie - np.outer(v, v @ tie) - np.outer(perp, perp @ tie)   # per unit eta_scale
     rows = []
     for labels, W in list(run.weights.items()):
         eta_root_n = run._affine[labels]                     # eta sqrt(N): W = W0 + that G0
+        eta_scale = eta_root_n / N
         for name in VARIANTS:
-            if name in whole:
+            if name == "untie":
+                Wv = W - eta_scale * tie_out
+            elif name in whole:
                 Wv = W + eta_root_n * (whole[name] - bulk)
             else:
                 nv, npp = new[name]
@@ -169,6 +180,7 @@ def report(df, d):
         "the batch's spectrum alone": ("spectrum", "iso-all"),
         "outside the plane, tie to the neuron": ("iso-plane", "permuted"),
         "its variance along the neuron's own w0": ("iso-plane", "self-iso"),
+        "the derived tie": ("network", "untie"),
         "network against a bulk from another batch": ("network", "other-batch"),
     }
     effects = {k: v for k, v in every.items() if set(v) <= set(piv.columns)}
