@@ -67,7 +67,7 @@ def test_each_chapter_ends_with_one_collapsed_reproducibility_block(page):
     assert not after[closing.end():].strip(), f"{page.name}: something follows the block"
 
 
-@pytest.mark.parametrize("page", CHAPTERS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("page", CHAPTERS + [APPENDIX], ids=lambda p: p.stem)
 def test_each_chapter_is_a_lecture_long(page):
     """At most about 4000 words of main path (outside code, the exercises, the
     reproducibility block and sections marked optional)."""
