@@ -57,6 +57,7 @@ import helpers
 from helpers import theory
 from helpers.activations import gaussian_expectation
 from helpers.measures import per_run, risk
+from helpers.steps import first_step_gradient, student_output
 
 OUT = Path(__file__).resolve().parents[1] / "results" / "investigations"
 SEED = helpers.named_seed(0, "bulk_ablation")
@@ -66,15 +67,18 @@ VARIANTS = ("network", "iso-plane", "iso-perp", "iso-v", "uncorrelated", "iso-al
             "other-batch", "spectrum", "permuted", "self-iso", "untie")
 
 
+def split(run, X, y, G):
+    """The gradient G on the batch (X, y) as spike + bulk: the direction X^T (y - f0) of the
+    spike, mu1 X^T (y - f0) a^T / (n sqrt N), and the bulk G - spike."""
+    spike_dir = X.T @ (y - student_output(X, run.W0, run.a, run.student))
+    spike = np.outer(run.student.mu1 * spike_dir / X.shape[0], run.a / math.sqrt(run.N))
+    return spike_dir, G - spike
+
+
 def plane(run):
     """The spike direction v, beta_perp and the bulk's coordinates along them (per neuron)."""
-    X, W0, a, N, n = run.X, run.W0, run.a, run.N, run.n
-    act, slope = run.student.value_and_derivative(X @ W0)
-    r = run.y - act @ a / math.sqrt(N)                       # the residual y - f0
-    spike_dir = X.T @ r
+    spike_dir, bulk = split(run, run.X, run.y, run.G0)
     v = spike_dir / np.linalg.norm(spike_dir)
-    spike = np.outer(run.student.mu1 * spike_dir / n, a / math.sqrt(N))
-    bulk = run.G0 - spike
     perp = run.beta - (run.beta @ v) * v
     perp /= np.linalg.norm(perp)
     return v, perp, bulk, v @ bulk, perp @ bulk
@@ -96,9 +100,7 @@ def ablate(run):
     iso_all = G * (np.linalg.norm(bulk, axis=0) / np.linalg.norm(G, axis=0))
     Xo, yo = helpers.data.gaussian_inputs_and_labels(run.n, d, run.labels_of, noise=run.noise,
                                                      rng=run.rng("bulk ablation batch"))
-    act_o, slope_o = run.student.value_and_derivative(Xo @ run.W0)
-    ro = yo - act_o @ run.a / math.sqrt(N)
-    other = Xo.T @ (ro[:, None] * (slope_o - run.student.mu1)) * (run.a / math.sqrt(N)) / run.n
+    other = split(run, Xo, yo, first_step_gradient(Xo, yo, run.W0, run.a, run.student))[1]
     rng_s = run.rng("bulk ablation spectrum")
     Xs = rng_s.standard_normal((run.n, d))
     ys = run.teacher(rng_s.standard_normal(run.n))

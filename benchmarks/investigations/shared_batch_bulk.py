@@ -26,6 +26,7 @@ import numpy as np
 
 import helpers
 from helpers.quadrature import gaussian_expectation
+from helpers.theory.large_step import _shared_batch_ratios
 
 OUT = (Path(__file__).resolve().parents[1] / "results" / "investigations"
        / "shared_batch_bulk.md")
@@ -35,20 +36,16 @@ N_NEURONS = 400
 
 
 def theory(psi1: float) -> dict:
-    """notes/shared_batch.md: rho_v, the norm-spread term along v, and rho_perp."""
+    """notes/shared_batch.md: rho_v, the norm-spread term along v, and rho_perp (the library's
+    ``_shared_batch_ratios``, whose rho_v includes the spread)."""
     s = helpers.activations.as_student("tanh")
     t = helpers.activations.as_teacher("tanh")
+    rho_perp, rho_v = _shared_batch_ratios(s, t, psi1=psi1, noise=0.0)
     e = {name: gaussian_expectation(fn) for name, fn in {
-        "y2": lambda z: t(z) ** 2, "y4": lambda z: t(z) ** 4,
-        "z2y2": lambda z: (z * t(z)) ** 2, "zy3": lambda z: z * t(z) ** 3,
-        "h2": lambda z: (s.derivative(z) - s.mu1) ** 2,
+        "y2": lambda z: t(z) ** 2, "h2": lambda z: (s.derivative(z) - s.mu1) ** 2,
         "s3": lambda z: s.derivative(z) * (z * z - 1.0)}.items()}
-    g2 = psi1 * t.mu1**2 / (e["y2"] + psi1 * t.mu1**2)
-    a = e["y4"] / (psi1 * e["y2"]) + e["y2"]
-    cross = 2 * np.sqrt(g2 * (1 - g2)) * e["zy3"] / np.sqrt(psi1 * e["y2"])
-    return {"v": (g2 * e["z2y2"] + (1 - g2) * a + cross) / e["y2"],
-            "spread": e["s3"] ** 2 * (e["y2"] + psi1 * t.mu1**2) / (2 * e["y2"] * e["h2"]),
-            "perp": ((1 - g2) * e["z2y2"] + g2 * a - cross) / e["y2"]}
+    spread = e["s3"] ** 2 * (e["y2"] + psi1 * t.mu1**2) / (2 * e["y2"] * e["h2"])
+    return {"v": rho_v - spread, "spread": spread, "perp": rho_perp}
 
 
 def bulk_ratios(run, key) -> dict:
