@@ -86,11 +86,7 @@ def theories(r) -> dict:
               noise=GRID["common"]["noise"], eta_scale=r.eta_scale, second_layer=r.layer)
     out = {"network": theory.large_step_risk(c["student"], c["teacher"], d=int(r.d), **kw),
            "limit": theory.large_step_risk(c["student"], c["teacher"], **kw)}
-    try:
-        out["result53"] = theory.large_step_risk(c["student"], c["teacher"], d=int(r.d),
-                                                 model="result5.3", **kw)
-    except ValueError:                            # no separate Result 5.3 model yet
-        out["result53"] = out["network"]
+    out["result53"] = out["network"]      # today's default model is Result 5.3 (+ f0)
     out["shared"] = theory.large_step_risk(c["student"], c["teacher"], d=int(r.d),
                                            model="shared-batch", **kw)
     return out

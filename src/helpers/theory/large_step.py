@@ -689,23 +689,22 @@ def _shared_batch_ratios(s, t, *, psi1, noise):
 
     the last term the spread of each neuron's mean slope with :math:`\|w_i\|`
     (:math:`h = \sigma' - \mu_1`).  Returns :math:`(\rho_\perp, \rho_v)`."""
-    f2 = gaussian_expectation(lambda z: t(z) ** 2, t.kinks)
+    ey2, _, e3sq = _step_noise_constants(s, t, noise)
+    f2 = ey2 - noise * noise
     f4 = gaussian_expectation(lambda z: t(z) ** 4, t.kinks)
     z2f2 = gaussian_expectation(lambda z: (z * t(z)) ** 2, t.kinks)
     zf3 = gaussian_expectation(lambda z: z * t(z) ** 3, t.kinks)
     zf = t.mu1
     e2 = noise * noise
-    ey2 = f2 + e2
     ey4 = f4 + 6.0 * e2 * f2 + 3.0 * e2 * e2
     ez2y2 = z2f2 + e2
     ezy3 = zf3 + 3.0 * e2 * zf
     h2 = gaussian_expectation(lambda z: (s.derivative(z) - s.mu1) ** 2, s.kinks)
-    e3 = gaussian_expectation(lambda z: s.derivative(z) * (z * z - 1.0), s.kinks)
     g2 = psi1 * zf**2 / (ey2 + psi1 * zf**2)
     a = ey4 / (psi1 * ey2) + ey2
     x = 2.0 * math.sqrt(g2 * (1.0 - g2)) * ezy3 / math.sqrt(psi1 * ey2)
     rho_perp = ((1.0 - g2) * ez2y2 + g2 * a - x) / ey2
-    rho_v = (g2 * ez2y2 + (1.0 - g2) * a + x) / ey2 + e3 * e3 * (ey2 + psi1 * zf**2) / (
+    rho_v = (g2 * ez2y2 + (1.0 - g2) * a + x) / ey2 + e3sq * (ey2 + psi1 * zf**2) / (
         2.0 * ey2 * h2)
     return rho_perp, rho_v
 
