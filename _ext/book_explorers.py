@@ -1,9 +1,9 @@
 """BokehJS for the explorers, served from the book's own files.
 
-An explorer (``helpers.explorers``) is a Bokeh document in the page; it needs BokehJS and its
-widgets.  This extension copies the two files from the installed ``bokeh`` package into
+An explorer (``helpers.explorers``) is a Bokeh document in the page; it needs BokehJS.  This
+extension copies its file from the installed ``bokeh`` package into
 ``_static/bokeh/`` of the HTML build (one copy for the whole book, named with Bokeh's
-version so a browser never mixes versions) and adds them only to the pages that hold an
+version so a browser never mixes versions) and adds it only to the pages that hold an
 explorer, so no other page grows and no page loads anything from a CDN.
 """
 
@@ -12,7 +12,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-FILES = ("bokeh", "bokeh-widgets")   # BokehJS, then its widgets (the dropdowns and sliders)
+# BokehJS only: the explorers' controls are the page's own form elements, not Bokeh widgets
+# (helpers.explorers), so bokeh-widgets.min.js is not needed.
+FILES = ("bokeh",)
 MARKER = 'class="book-explorer"'     # the wrapper helpers.explorers puts around each one
 
 

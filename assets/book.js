@@ -4,15 +4,20 @@
  *    lines), so every inline formula wider than its block gets the class `book-wide-math`,
  *    which lets it scroll sideways inside itself (assets/book.css).  Narrow formulas are left
  *    alone: a scrolling box would move their baseline.
- * 2. Scroll cues: every box that scrolls sideways (display maths, tables, outputs, code) and
- *    is wider than its column gets the class `book-scrolls`: a visible scroll bar, and the
- *    side where more is hidden fades out (assets/book.css), so nothing is cut without a sign.
+ * 2. Scroll cues: every box that scrolls sideways (display maths, tables, outputs) and is
+ *    wider than its column gets the class `book-scrolls`: a visible scroll bar, and the
+ *    side where more is hidden fades out (assets/book.css), so nothing is cut without a sign;
+ *    and it is a tab stop, so the keyboard can scroll it.  (Code wraps instead: book.css.)
  * 3. Figures: a tap or click on a figure opens it in a full-screen view, at least at the
  *    size it was drawn for (its 1x width: the `width` the notebook output gives a figure drawn
  *    at twice its pixels) and up to the screen's width where the image has the pixels, so a
  *    figure shrunk to a phone's width can be read (its smallest text at >= 11 px, still two
- *    image pixels per CSS pixel) by scrolling inside the view.  Escape, the close button or a
- *    tap outside the image closes it.  Without the script the figure is a link to its image. */
+ *    image pixels per CSS pixel) by scrolling inside the view, with the figure's caption
+ *    under it.  Escape, the close button or a tap outside the image closes it.  Without the
+ *    script the figure is a link to its image.
+ * 4. Formulas are not tab stops (_config.yml: MathJax's inTabOrder is off), except the first
+ *    of the article: from it the keyboard reaches MathJax's menu (Shift+F10 or the menu key),
+ *    whose "Include in Tab Order" brings the others back. */
 (function () {
   var SCROLLERS = [
     "div.math", 'mjx-container[jax="CHTML"][display="true"]', "mjx-container.book-wide-math",
@@ -38,10 +43,26 @@
     box.classList.toggle("book-more-right", right);
   }
 
+  // A box that scrolls must be reachable from the keyboard to be scrolled (WCAG 2.1.1; axe's
+  // scrollable-region-focusable): it becomes a tab stop while it scrolls, unless something
+  // inside it already is one.  (Formulas are not tab stops otherwise, see 4.)
+  var FOCUSABLE = "a[href], button, input, select, textarea, [tabindex]:not([tabindex='-1'])";
+
+  function keyboardReach(box, scrolls) {
+    if (scrolls && box.tabIndex < 0 && !box.querySelector(FOCUSABLE)) {
+      box.tabIndex = 0;
+      box.dataset.bookScrollStop = "1";
+    } else if (!scrolls && box.dataset.bookScrollStop) {
+      box.tabIndex = -1;
+      delete box.dataset.bookScrollStop;
+    }
+  }
+
   function markScrollers() {
     document.querySelectorAll(SCROLLERS).forEach(function (box) {
       var scrolls = box.scrollWidth > box.clientWidth + 1;
       box.classList.toggle("book-scrolls", scrolls);
+      keyboardReach(box, scrolls);
       if (scrolls) {
         edges(box);
         if (!box.dataset.bookScrollCue) {
@@ -70,9 +91,12 @@
     var hint = document.createElement("p");
     hint.className = "book-figure-hint";
     var image = document.createElement("img");
+    var caption = document.createElement("div");
+    caption.className = "book-figure-caption";
     view.appendChild(close);
     view.appendChild(hint);
     view.appendChild(image);
+    view.appendChild(caption);
     view.addEventListener("click", function (event) {
       if (event.target === view) { view.close(); }   // a tap on the backdrop
     });
@@ -88,6 +112,13 @@
     var room = document.documentElement.clientWidth - 32;
     image.src = img.currentSrc || img.src;
     image.alt = img.alt;
+    // the caption comes along (a copy: its links and formulas stay as in the page)
+    var figure = img.closest("figure");
+    var source = figure && figure.querySelector("figcaption");
+    var caption = view.querySelector(".book-figure-caption");
+    caption.innerHTML = source ? source.innerHTML : "";
+    caption.querySelectorAll("a.headerlink").forEach(function (a) { a.remove(); });
+    caption.style.maxWidth = image.style.width;
     image.style.width = Math.max(drawn, Math.min(room, img.naturalWidth)) + "px";
     view.showModal();
     view.scrollTop = 0;
@@ -126,6 +157,11 @@
       });
   }
 
+  function firstFormulaTabStop() {
+    var first = document.querySelector("article.bd-article mjx-container");
+    if (first && first.tabIndex < 0) { first.tabIndex = 0; }
+  }
+
   function mark() {
     markWideMath();
     markScrollers();
@@ -134,7 +170,7 @@
   function start() {
     linkFigures();
     var mj = window.MathJax && window.MathJax.startup && window.MathJax.startup.promise;
-    (mj || Promise.resolve()).then(mark);
+    (mj || Promise.resolve()).then(function () { mark(); firstFormulaTabStop(); });
     window.addEventListener("load", mark);
     var timer = null;
     window.addEventListener("resize", function () {

@@ -9,6 +9,7 @@ import json
 
 import numpy as np
 import pytest
+from bs4 import BeautifulSoup
 
 from helpers.explorers import Control, line_explorer, map_explorer, table_json
 
@@ -33,21 +34,52 @@ def test_every_setting_is_stored_with_the_computed_curves():
     assert stored["1|0"]["up"]["y"] == (2.0 * X).tolist()
 
 
-def test_the_page_holds_named_models_the_callback_and_a_png_without_a_cdn():
+def test_the_page_holds_named_sources_its_own_controls_the_settings_and_a_png():
     ex = line_explorer("demo", CONTROLS, _curves, STYLES, x_label="x", y_label="y",
                        description='a "quoted" <test>', x_log=False, x_ticks=[0, 0.5, 1])
     bundle = ex._repr_mimebundle_()
     html = bundle["text/html"]
-    assert html.startswith('<div class="book-explorer" id="explorer-demo" role="figure"')
+    assert html.startswith('<div class="book-explorer" id="explorer-demo" role="group"')
     assert 'aria-label="a &quot;quoted&quot; &lt;test&gt;"' in html
-    for name in ("demo/up", "demo/flat", "demo/control/0", "demo/control/1"):
+    for name in ("demo/up", "demo/flat"):   # the Bokeh sources the page's script fills
         assert name in html
-    assert "CustomJS" in html  # the callback (its code is escaped inside the document JSON)
-    assert "cdn.bokeh.org" not in html and "https://" not in html.split("<script", 1)[1][:200]
+    # the controls are the page's own form elements, labelled, hidden until BokehJS is there
+    soup = BeautifulSoup(html, "html.parser")
+    box = soup.select_one(".book-explorer-controls")
+    assert box.has_attr("hidden")
+    slider = box.select_one("input#explorer-demo-control-0")
+    assert slider["type"] == "range" and (slider["min"], slider["max"]) == ("0", "2")
+    assert slider["aria-valuetext"] == "1"   # the setting's label, not the handle's position
+    assert box.select_one("label[for=explorer-demo-control-0]").text == "a"
+    select = box.select_one("select#explorer-demo-control-1")
+    assert [o.text for o in select.select("option")] == ["0", "0.5"]
+    assert select.select_one("option[selected]")["value"] == "1"
+    # every setting's curves, as JSON the page's script reads
+    store = json.loads(soup.select_one("script.book-explorer-data").string)
+    assert store["names"] == ["up", "flat"] and store["labels"][0] == ["1", "2", "3"]
+    assert store["shared"]["up"]["x"] == X.tolist()
+    assert store["table"]["2|1"]["up"]["y"] == (3.0 * X + 0.5).tolist()
+    assert "cdn.bokeh.org" not in html and "https://" not in html
     png = base64.b64decode(bundle["image/png"])
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 5000
     # without BokehJS (a notebook in Jupyter) the page shows the same PNG in its place
     assert f"data:image/png;base64,{bundle['image/png']}" in html
+
+
+def test_control_names_carry_maths_for_the_pages_mathjax():
+    ex = line_explorer("demo", [Control("noise $\\sigma_\\varepsilon$ & <b>", (0.0, 1.0))],
+                       lambda s: {"up": (X, X + s), "flat": ([0, 1], [s, s])}, STYLES,
+                       x_label="x", y_label="y", description="d")
+    assert r"noise \(\sigma_\varepsilon\) &amp; &lt;b&gt;</label>" in ex.html
+    assert "mathjax_process" in ex.html
+
+
+def test_a_value_that_is_not_finite_is_refused():
+    with pytest.raises(ValueError, match="not finite"):
+        line_explorer("demo", [Control("s", (0.0,))],
+                      lambda s: {"up": (X, np.full(len(X), np.nan)), "flat": ([0, 1], [s, s])},
+                      STYLES,
+                      x_label="x", y_label="y", description="d")
 
 
 def test_the_map_explorer_colours_labels_and_outlines_each_cell():
@@ -69,6 +101,7 @@ def test_the_map_explorer_colours_labels_and_outlines_each_cell():
                      y_values=[1], x_label="x", y_label="y", description="d")
     assert "map-demo/cells" in ex.html
     assert '"field":"ink"' in ex.html and '"field":"edge"' in ex.html  # per cell, not constants
+    assert '"type":"object","name":"ColorBar"' in ex.html   # the scale beside the map
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -124,8 +157,7 @@ def test_the_extension_adds_bokehjs_to_explorer_pages_only(tmp_path):
                                     {"body": '<div class="book-explorer" id="x">'}, None)
     import bokeh
 
-    assert added == [f"bokeh/bokeh-{bokeh.__version__}.min.js",
-                     f"bokeh/bokeh-widgets-{bokeh.__version__}.min.js"]
+    assert added == [f"bokeh/bokeh-{bokeh.__version__}.min.js"]   # no widgets: own controls
     ext.copy_bokeh(app, None)
     copied = sorted(p.name for p in (tmp_path / "_static" / "bokeh").iterdir())
     assert copied == sorted(Path(f).name for f in added)

@@ -1,8 +1,8 @@
 """How long an explorer takes to redraw after a control moves, in headless Chromium.
 
 Opens every built page that holds an explorer (``helpers.explorers``), and for each explorer
-sets each control to each of its settings in turn, as a reader's move would (through the
-widget's value, which fires the explorer's callback), and times from the change to the end
+sets each control to each of its settings in turn, as a reader's move would (its value set
+and its ``input`` event fired, which runs the explorer's script), and times from the change to the end
 of the second animation frame after it, by when Bokeh has painted the new curves.  Writes
 ``benchmarks/results/explorer_redraw.json`` (one entry per run, appended) and prints, per
 explorer, the median and largest redraw time and the bytes the page adds (BokehJS, shared by
@@ -30,33 +30,32 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "benchmarks" / "results" / "explorer_redraw.json"
 
-# Every explorer of the page: its controls (Bokeh models named "<explorer>/control/<i>").
+# Every explorer of the page: its controls (the page's own <select> and <input type=range>,
+# helpers.explorers) and how many settings each offers.
 _CONTROLS = """
 () => {
   const out = {};
-  for (const doc of Bokeh.documents) {
-    for (const m of doc.all_models) {
-      const parts = (m.name || "").split("/");
-      if (parts.length === 3 && parts[1] === "control") {
-        const n = m.options ? m.options.length : m.end - m.start + 1;
-        (out[parts[0]] = out[parts[0]] || []).push({name: m.name, settings: n,
-                                                    select: !!m.options});
-      }
-    }
+  for (const root of document.querySelectorAll("div.book-explorer")) {
+    const name = root.id.replace(/^explorer-/, "");
+    out[name] = Array.from(root.querySelectorAll(".book-explorer-controls select, "
+                                                  + ".book-explorer-controls input"))
+      .map(el => ({id: el.id, settings: el.tagName === "SELECT" ? el.options.length
+                                        : Number(el.max) - Number(el.min) + 1}));
   }
   return out;
 }
 """
 
-# One move: the control's value set, then two animation frames (Bokeh paints in the next).
+# One move: the control's value set and its input event fired (what a reader's move does),
+# then two animation frames (Bokeh paints in the next).
 _MOVE = """
-async ([name, value]) => {
-  let model = null;
-  for (const doc of Bokeh.documents) { model = model || doc.get_model_by_name(name); }
+async ([id, value]) => {
+  const el = document.getElementById(id);
   const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
   await frame();
   const t0 = performance.now();
-  model.value = model.options ? String(value) : value;
+  el.value = String(value);
+  el.dispatchEvent(new Event("input", {bubbles: true}));
   await frame();
   await frame();
   return performance.now() - t0;
@@ -96,7 +95,7 @@ def measure(html: Path, repeats: int) -> dict:
                 for _ in range(repeats):
                     for control in found:
                         for value in [*range(1, control["settings"]), 0]:
-                            times.append(page.evaluate(_MOVE, [control["name"], value]))
+                            times.append(page.evaluate(_MOVE, [control["id"], value]))
                 entry["explorers"][explorer] = {
                     "moves": len(times), "median_ms": statistics.median(times),
                     "max_ms": max(times)}

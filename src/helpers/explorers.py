@@ -7,25 +7,34 @@ the figure; the book serves its JavaScript from its own files (``_ext/book_explo
 copies it into the build and adds it to the pages that hold an explorer), so no request
 leaves the site.
 
+The controls are the page's own HTML (a ``<select>`` and an ``<input type="range">`` with a
+``<label>``), not Bokeh widgets: they take the book's font and colours in both themes, their
+labels are typeset by the page's MathJax, a screen reader hears a slider's value (its
+``aria-valuetext`` is the setting's label, not the handle's position), and the keyboard moves
+them as it moves any form control.  The plot has no pan or zoom tool, so a swipe over it
+scrolls the page on a phone and nothing needs resetting.
+
 An explorer also carries a static figure of its first setting (a PNG drawn with matplotlib
 from the same numbers): the PDF shows it, and so does a notebook in Jupyter (Binder, the
-student edition's notebooks), where BokehJS is not loaded; in the book's pages a one-line
-script removes it as soon as BokehJS is there.
+student edition's notebooks), where BokehJS is not loaded; in the book's pages the script
+after the controls removes it and shows the controls as soon as BokehJS is there.
 
 Functions
 ---------
 Control         one control: a dropdown or a slider over a list of settings
 line_explorer   curves against one axis, one set of curves per setting of the controls
-map_explorer    a heat map over two grids, one map per setting of the controls
+map_explorer    a heat map over two grids, one map per setting of the controls, a colour bar
 table_json      an explorer's stored settings as JSON
 """
 
 from __future__ import annotations
 
 import base64
+import html as _html
 import io
 import itertools
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -34,23 +43,69 @@ from joblib import Parallel, delayed
 
 from .plotting import STYLE_PATH, log_axis, subplots
 
-__all__ = ["Control", "Explorer", "line_explorer", "map_explorer", "table_json", "CALLBACK"]
+__all__ = ["Control", "Explorer", "line_explorer", "map_explorer", "table_json", "PAGE_SCRIPT"]
 
-# Every control's callback: the key of the chosen setting is the controls' indices joined by
-# "|"; the stored curves of that key replace the drawn ones.  (Bokeh hands dictionaries to
-# JavaScript as Map objects.)
-CALLBACK = """
-const at = (m, k) => (m instanceof Map ? m.get(k) : m[k])
-const keys = (m) => (m instanceof Map ? [...m.keys()] : Object.keys(m))
-const key = controls.map((c) => String(c.value)).join("|")
-const entry = at(table, key)
-for (const name of names) {
-  const data = {}
-  for (const columns of [at(shared, name), at(entry, name)]) {
-    for (const column of keys(columns)) data[column] = at(columns, column)
+# The book's text font (pydata-sphinx-theme's --pst-font-family-base), for the text Bokeh
+# draws on its canvas: axis titles, tick labels, the legend, the map's numbers.
+BOOK_FONT = ('-apple-system, BlinkMacSystemFont, "Segoe UI", "Helvetica Neue", Arial, '
+             'sans-serif')
+
+# The page's script, once per explorer, run where it stands (BokehJS is loaded in <head>):
+# without BokehJS (a notebook in Jupyter) it does nothing and the static figure stays.  Else
+# it removes the static figure, shows the controls, and on every move of a control draws the
+# stored curves of the chosen setting (the key: the controls' indices joined by "|"; columns
+# equal at every setting are stored once, in "shared") and says a slider's value.
+PAGE_SCRIPT = """
+(function () {
+  var root = document.getElementById("explorer-%(name)s");
+  if (window.Bokeh === undefined || !root) { return; }
+  root.querySelector(".book-explorer-static").remove();
+  var box = root.querySelector(".book-explorer-controls");
+  box.hidden = false;
+  var store = JSON.parse(root.querySelector("script.book-explorer-data").textContent);
+  var inputs = Array.prototype.slice.call(box.querySelectorAll("select, input"));
+  function source(curve) {
+    for (var i = 0; i < Bokeh.documents.length; i++) {
+      var m = Bokeh.documents[i].get_model_by_name("%(name)s/" + curve);
+      if (m) { return m; }
+    }
+    return null;
   }
-  at(sources, name).data = data
-}
+  function draw() {
+    var entry = store.table[inputs.map(function (c) { return c.value; }).join("|")];
+    store.names.forEach(function (curve) {
+      var data = {}, parts = [store.shared[curve], entry[curve]];
+      parts.forEach(function (p) { for (var k in p) { data[k] = p[k]; } });
+      var m = source(curve);
+      if (m) { m.data = data; }
+    });
+  }
+  // Bokeh makes its plot area a tab stop (for key events no tool here uses): take it out of
+  // the tab order once Bokeh has drawn it (in its shadow DOM, some frames after this runs).
+  var tries = 0;
+  function untab() {
+    var found = 0;
+    (function walk(node) {
+      node.querySelectorAll("*").forEach(function (el) {
+        if (el.classList.contains("bk-events") && el.tabIndex >= 0) { el.tabIndex = -1; }
+        if (el.classList.contains("bk-events")) { found += 1; }
+        if (el.shadowRoot) { walk(el.shadowRoot); }
+      });
+    })(root);
+    if (!found && tries++ < 200) { setTimeout(untab, 50); }
+  }
+  untab();
+  inputs.forEach(function (input, i) {
+    input.addEventListener("input", function () {
+      if (input.type === "range") {
+        var said = store.labels[i][Number(input.value)];
+        input.setAttribute("aria-valuetext", said);
+        root.querySelector("output[for='" + input.id + "']").textContent = said;
+      }
+      draw();
+    });
+  });
+})();
 """
 
 
@@ -75,7 +130,9 @@ class Control:
     Parameters
     ----------
     name : str
-        What it sets, shown above it (plain text, e.g. ``"noise sigma_eps"``).
+        What it sets, shown beside it: text, with maths between dollar signs (typeset by the
+        page's MathJax and by matplotlib in the static figure), e.g.
+        ``"noise $\\sigma_\\varepsilon$"``.
     values : sequence
         The settings; the explorer's ``compute`` receives one of them.
     labels : sequence of str, optional
@@ -150,51 +207,91 @@ def _check(name, controls):
     return controls
 
 
-def _widgets(name, controls):
-    from bokeh.models import CustomJSTickFormatter, Select, Slider
+_MATH = re.compile(r"\$([^$]+)\$")
 
-    widgets = []
+
+def _label_html(text: str) -> str:
+    """A control's name as HTML: text escaped, ``$...$`` as maths for the page's MathJax."""
+    return _MATH.sub(lambda m: r"\(" + m.group(1) + r"\)", _html.escape(text, quote=False))
+
+
+def _controls_html(name: str, controls) -> str:
+    """The controls, hidden until the page's script finds BokehJS (else they would do
+    nothing); ``mathjax_process`` has the page's MathJax typeset their labels."""
+    rows = []
     for i, c in enumerate(controls):
-        model_name = f"{name}/control/{i}"
+        cid = f"explorer-{name}-control-{i}"
+        label = f'<label for="{cid}">{_label_html(c.name)}</label>'
         if c.kind == "select":
-            widgets.append(Select(title=c.name, value=str(c.default), name=model_name,
-                                  options=[(str(k), lab) for k, lab in enumerate(c.labels)]))
+            options = "".join(
+                f'<option value="{k}"{" selected" if k == c.default else ""}>'
+                f"{_html.escape(lab)}</option>" for k, lab in enumerate(c.labels))
+            widget = f'<select id="{cid}">{options}</select>'
         else:
-            shown = CustomJSTickFormatter(args=dict(labels=list(c.labels)),
-                                          code="return labels[Math.round(tick)]")
-            widgets.append(Slider(title=c.name, start=0, end=max(len(c.values) - 1, 1),
-                                  step=1, value=c.default, format=shown, name=model_name,
-                                  disabled=len(c.values) == 1))
-    return widgets
+            shown = _html.escape(c.labels[c.default])
+            widget = (f'<span class="book-explorer-slider"><input type="range" id="{cid}" '
+                      f'min="0" max="{len(c.values) - 1}" step="1" value="{c.default}" '
+                      f'aria-valuetext="{shown}"'
+                      f'{" disabled" if len(c.values) == 1 else ""}>'
+                      f'<output for="{cid}">{shown}</output></span>')
+        rows.append(f'<div class="book-explorer-control">{label}{widget}</div>')
+    return ('<div class="book-explorer-controls mathjax_process" hidden>' + "".join(rows)
+            + "</div>")
+
+
+def _plain(v):
+    """Stored values as JSON-ready lists, every number finite (JSON has no NaN)."""
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
+    if isinstance(v, np.ndarray | list | tuple):
+        arr = np.asarray(v)
+        if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+            raise ValueError("compute returned a value that is not finite; an explorer "
+                             "stores finite numbers only")
+        return arr.tolist()
+    return v
+
+
+def _store_json(controls, table, names) -> str:
+    """Every setting's curves for the page's script (columns equal everywhere stored once)."""
+    shared, rest = _split_shared(table, names)
+    store = {"names": list(names), "labels": [list(c.labels) for c in controls],
+             "shared": _plain(shared), "table": _plain(rest)}
+    text = json.dumps(store, separators=(",", ":"), allow_nan=False)
+    return text.replace("</", "<\\/")   # never ends the <script> it sits in
 
 
 def _style(fig) -> None:
-    """Text at least 12 CSS px (readable on a phone), no logo in the toolbar."""
+    """The book's font, text at least 12 CSS px (readable on a phone), upright axis titles;
+    no tools (nothing to pan or zoom: a swipe scrolls the page) and so no toolbar."""
     for axis in (fig.xaxis, fig.yaxis):
-        axis.axis_label_text_font_size = "13px"
-        axis.major_label_text_font_size = "12px"
-    fig.toolbar.logo = None
+        axis.axis_label_text_font_size = "14px"
+        axis.major_label_text_font_size = "13px"
+        axis.axis_label_text_font = BOOK_FONT
+        axis.axis_label_text_font_style = "normal"
+        axis.major_label_text_font = BOOK_FONT
+    fig.toolbar_location = None
 
 
 # The static figure is in the markup, so that it shows wherever the page's scripts do not run
 # (an untrusted notebook's stored outputs) or BokehJS is missing (a notebook run in Jupyter);
-# where BokehJS is loaded (the book's pages), the script after it removes it at once.
+# where BokehJS is loaded (the book's pages), the page's script removes it at once.
 _FALLBACK = ('<div class="book-explorer-static"><img style="max-width: 100%" alt="{alt}" '
-             'src="data:image/png;base64,{png}"><p><em>The first setting, as a static figure: '
-             'the interactive version, which needs BokehJS, is in the online book.</em></p>'
-             '</div><script type="text/javascript">if (window.Bokeh !== undefined) '
-             '{{ document.querySelector("#explorer-{name} .book-explorer-static").remove() }}'
-             '</script>')
+             'src="data:image/png;base64,{png}"><p><em>A still image of the first setting: '
+             'this view does not run the interactive figure (it needs BokehJS and '
+             'JavaScript), the book\'s web pages do.</em></p></div>')
 
 
-def _page_html(name, layout, description, png: bytes) -> str:
+def _page_html(name, controls, layout, description, png: bytes, store: str) -> str:
     from bokeh.embed import components
 
     script, div = components(layout)
-    static = _FALLBACK.format(alt=_escape(description), png=base64.b64encode(png).decode(),
-                              name=name)
-    return (f'<div class="book-explorer" id="explorer-{name}" role="figure" '
-            f'aria-label="{_escape(description)}">{static}{div}{script}</div>')
+    static = _FALLBACK.format(alt=_escape(description), png=base64.b64encode(png).decode())
+    return (f'<div class="book-explorer" id="explorer-{name}" role="group" '
+            f'aria-label="{_escape(description)}">{static}{_controls_html(name, controls)}'
+            f'<script type="application/json" class="book-explorer-data">{store}</script>'
+            f'<script type="text/javascript">{PAGE_SCRIPT % {"name": name}}</script>'
+            f'{div}{script}</div>')
 
 
 def _escape(text: str) -> str:
@@ -267,8 +364,7 @@ def line_explorer(name: str, controls: Sequence[Control], compute: Callable,
     Explorer
         Shown by Jupyter and myst-nb; ``.table`` holds every setting's curves.
     """
-    from bokeh.layouts import column
-    from bokeh.models import ColumnDataSource, CustomJS, FixedTicker
+    from bokeh.models import ColumnDataSource, FixedTicker
     from bokeh.plotting import figure
 
     controls = _check(name, controls)
@@ -284,9 +380,9 @@ def line_explorer(name: str, controls: Sequence[Control], compute: Callable,
                           "y": np.asarray(out[c][1], dtype=float)} for c in curves}
     first = table[_key(c.default for c in controls)]
 
-    fig = figure(height=height, sizing_mode="stretch_width", tools="pan,box_zoom,reset",
+    fig = figure(height=height, sizing_mode="stretch_width", tools="",
                  x_axis_type="log" if x_log else "linear",
-                 y_axis_type="log" if y_log else "linear", toolbar_location="above",
+                 y_axis_type="log" if y_log else "linear",
                  x_axis_label=x_label, y_axis_label=y_label)
     dashes = {"-": "solid", "--": "dashed", ":": "dotted", "-.": "dashdot"}
     sources = {}
@@ -294,24 +390,19 @@ def line_explorer(name: str, controls: Sequence[Control], compute: Callable,
         sources[c] = ColumnDataSource(data=dict(first[c]), name=f"{name}/{c}")
         fig.line("x", "y", source=sources[c], legend_label=style["label"], line_width=2.5,
                  color=style.get("color", "black"), line_dash=dashes[style.get("dash", "-")])
-    if legend == "below":   # under the plot, which keeps the page's width
-        fig.add_layout(fig.legend[0], "below")
+    if legend == "below":   # under the plot, which keeps the page's width; the figure grows
+        fig.add_layout(fig.legend[0], "below")   # by the legend's rows, so the plot does not
+        fig.height = height + 26 * len(curves) + 24   # shrink to make room for it
     else:
         fig.legend.location = legend
     fig.legend.background_fill_alpha = 0.8
-    fig.legend.label_text_font_size = "12px"
-    fig.legend.click_policy = "hide"
+    fig.legend.label_text_font_size = "13px"
+    fig.legend.label_text_font = BOOK_FONT
     _style(fig)
     if x_ticks is not None:
         fig.xaxis.ticker = FixedTicker(ticks=[float(t) for t in x_ticks])
         fig.xaxis.major_label_overrides = {float(t): f"{t:g}" for t in x_ticks}
-    widgets = _widgets(name, controls)
-    shared, rest = _split_shared(table, list(curves))
-    callback = CustomJS(args=dict(controls=widgets, table=rest, shared=shared, sources=sources,
-                                  names=list(curves)), code=CALLBACK)
-    for w in widgets:
-        w.js_on_change("value", callback)
-    layout = column(*widgets, fig, sizing_mode="stretch_width")
+    store = _store_json(controls, table, list(curves))
 
     static, ax = _static_axes()
     for c, style in curves.items():
@@ -326,7 +417,7 @@ def line_explorer(name: str, controls: Sequence[Control], compute: Callable,
             ax.set_xticks(x_ticks)
     ax.legend()
     png = _png(static)
-    return Explorer(name, _page_html(name, layout, description, png), png, table)
+    return Explorer(name, _page_html(name, controls, fig, description, png, store), png, table)
 
 
 # The map's colours: eight steps from blue (below the centre) to red (above), so that the
@@ -342,9 +433,16 @@ def _colour_step(value, low, high) -> np.ndarray:
     return np.clip(np.floor(t * len(MAP_PALETTE)), 0, len(MAP_PALETTE) - 1).astype(int)
 
 
+def _colour_ticks(low, high) -> list[float]:
+    """Ticks of the colour bar: powers of two from low to high (both ends included)."""
+    k = np.arange(np.ceil(np.log2(low) - 1e-9), np.floor(np.log2(high) + 1e-9) + 1)
+    return [float(2.0 ** e) for e in k]
+
+
 def map_explorer(name: str, controls: Sequence[Control], compute: Callable, *,
                  x_values: Sequence, y_values: Sequence, x_label: str, y_label: str,
-                 description: str, centre: float = 1.0, span: float = 4.0,
+                 description: str, colour_label: str = "value", centre: float = 1.0,
+                 span: float = 4.0,
                  mark_below: bool = True, digits: int = 2, n_jobs: int = 1,
                  height: int = 360) -> Explorer:
     """A heat map over ``x_values`` by ``y_values``, computed at every setting of the controls.
@@ -352,11 +450,11 @@ def map_explorer(name: str, controls: Sequence[Control], compute: Callable, *,
     ``compute(*values)`` returns positive values in an array of shape (len(y_values),
     len(x_values)).  Cells are coloured on a log scale from ``centre / span`` (blue) to
     ``centre * span`` (red), blue below ``centre`` and red above, labelled with their value, and
-    (``mark_below``) outlined in black where the value is below ``centre``.  Other parameters
-    as in :func:`line_explorer`.
+    (``mark_below``) outlined in black where the value is below ``centre``; a colour bar
+    (titled ``colour_label``) beside the map gives the scale.  Other parameters as in
+    :func:`line_explorer`.
     """
-    from bokeh.layouts import column
-    from bokeh.models import ColumnDataSource, CustomJS, LogColorMapper
+    from bokeh.models import ColorBar, ColumnDataSource, FixedTicker, LogColorMapper
     from bokeh.plotting import figure
 
     controls = _check(name, controls)
@@ -389,22 +487,24 @@ def map_explorer(name: str, controls: Sequence[Control], compute: Callable, *,
     fig.rect("x", "y", 1, 1, source=source, fill_color={"field": "value", "transform": mapper},
              line_color="black", line_alpha="edge", line_width=3)
     fig.text("x", "y", text="label", source=source, text_align="center",
-             text_baseline="middle", text_font_size="12px", text_color={"field": "ink"})
+             text_baseline="middle", text_font_size="13px", text_font={"value": BOOK_FONT},
+             text_color={"field": "ink"})
+    ticks = _colour_ticks(low, high)
+    bar = ColorBar(color_mapper=mapper, ticker=FixedTicker(ticks=ticks),
+                   major_label_overrides={t: f"{t:g}" for t in ticks}, title=colour_label,
+                   title_text_font=BOOK_FONT, title_text_font_style="normal",
+                   title_text_font_size="13px", major_label_text_font=BOOK_FONT,
+                   major_label_text_font_size="13px", width=14)
+    fig.add_layout(bar, "right")
     fig.grid.visible = False
     _style(fig)
-    widgets = _widgets(name, controls)
-    shared, rest = _split_shared(table, ["cells"])
-    callback = CustomJS(args=dict(controls=widgets, table=rest, shared=shared,
-                                  sources={"cells": source}, names=["cells"]), code=CALLBACK)
-    for w in widgets:
-        w.js_on_change("value", callback)
-    layout = column(*widgets, fig, sizing_mode="stretch_width")
+    store = _store_json(controls, table, ["cells"])
 
     from matplotlib import colors, patches
 
     static, ax = _static_axes()
     grid = np.asarray(first["value"]).reshape(len(ys), len(xs))
-    ax.imshow(grid, origin="lower", aspect="auto", cmap=colors.ListedColormap(MAP_PALETTE),
+    image = ax.imshow(grid, origin="lower", aspect="auto", cmap=colors.ListedColormap(MAP_PALETTE),
               norm=colors.LogNorm(low, high))
     for (i, j), v in np.ndenumerate(grid):
         ax.text(j, i, f"{v:.{digits}f}", ha="center", va="center",
@@ -414,8 +514,11 @@ def map_explorer(name: str, controls: Sequence[Control], compute: Callable, *,
                                            ec="black"))
     ax.set(xticks=range(len(xs)), xticklabels=xs, yticks=range(len(ys)), yticklabels=ys,
            xlabel=x_label, ylabel=y_label, title=_default_title(controls))
+    bar = static.colorbar(image, ax=ax, label=colour_label, ticks=ticks)
+    bar.ax.set_yticklabels([f"{t:g}" for t in ticks])
+    bar.ax.minorticks_off()
     png = _png(static)
-    return Explorer(name, _page_html(name, layout, description, png), png, table)
+    return Explorer(name, _page_html(name, controls, fig, description, png, store), png, table)
 
 
 def table_json(explorer: Explorer) -> str:
