@@ -2,8 +2,9 @@
 
 Opens every built page that holds an explorer (``helpers.explorers``), and for each explorer
 sets each control to each of its settings in turn, as a reader's move would (its value set
-and its ``input`` event fired, which runs the explorer's script), and times from the change to the end
-of the second animation frame after it, by when Bokeh has painted the new curves.  Writes
+and its ``input`` event fired, which runs the explorer's script), and times from the change
+to the end of the second animation frame after it, by when Bokeh has painted the new
+curves.  Writes
 ``benchmarks/results/explorer_redraw.json`` (one entry per run, appended) and prints, per
 explorer, the median and largest redraw time and the bytes the page adds (BokehJS, shared by
 every explorer page, and the page's own HTML).
