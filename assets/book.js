@@ -118,8 +118,9 @@
     var caption = view.querySelector(".book-figure-caption");
     caption.innerHTML = source ? source.innerHTML : "";
     caption.querySelectorAll("a.headerlink").forEach(function (a) { a.remove(); });
-    caption.style.maxWidth = image.style.width;
+
     image.style.width = Math.max(drawn, Math.min(room, img.naturalWidth)) + "px";
+    caption.style.maxWidth = image.style.width;
     view.showModal();
     view.scrollTop = 0;
     view.scrollLeft = 0;
@@ -157,20 +158,26 @@
       });
   }
 
-  function firstFormulaTabStop() {
-    var first = document.querySelector("article.bd-article mjx-container");
-    if (first && first.tabIndex < 0) { first.tabIndex = 0; }
+  function firstFormulaTabStop() {   // the first formula in sight (not in a closed dropdown)
+    var all = document.querySelectorAll("article.bd-article mjx-container");
+    for (var i = 0; i < all.length; i++) {
+      if (all[i].getClientRects().length) {
+        if (all[i].tabIndex < 0) { all[i].tabIndex = 0; }
+        return;
+      }
+    }
   }
 
   function mark() {
     markWideMath();
     markScrollers();
+    firstFormulaTabStop();   // again: a resize may have taken a scrolling first formula out
   }
 
   function start() {
     linkFigures();
     var mj = window.MathJax && window.MathJax.startup && window.MathJax.startup.promise;
-    (mj || Promise.resolve()).then(function () { mark(); firstFormulaTabStop(); });
+    (mj || Promise.resolve()).then(mark);
     window.addEventListener("load", mark);
     var timer = null;
     window.addEventListener("resize", function () {

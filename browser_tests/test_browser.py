@@ -1195,6 +1195,9 @@ def test_tab_stops_per_page(views, page):
         formulas = [t for t in stops if t.startswith("mjx-container")
                     and not t.endswith("(scrolls)")]
         assert len(formulas) <= 1, (width, formulas[:3])
+        if "<mjx-container" in views[page, DESKTOP, "light"].html:   # MathJax's menu reachable
+            assert any(t.startswith("mjx-container") for t in stops), (width, "no formula")
+        assert not [t for t in stops if "bk-events" in t], (width, "Bokeh's plot area")
         assert len(stops) <= MAX_TAB_STOPS, (width, len(stops), stops[:5])
 
 
@@ -1221,15 +1224,18 @@ def test_every_explorer_is_a_numbered_figure_with_a_caption():
 
 
 _SELECT_COLOURS = """
-(root) => Array.from(root.querySelectorAll("select")).map(s => {
+(root) => Array.from(root.querySelectorAll("select, select option")).map(s => {
   const cs = getComputedStyle(s);
-  return {color: cs.color, background: cs.backgroundColor, size: parseFloat(cs.fontSize)};
+  return {what: s.tagName + " " + (s.textContent || "").slice(0, 20), color: cs.color,
+          background: cs.backgroundColor, size: parseFloat(cs.fontSize)};
 })
 """
 
 
 def _rgb(css: str) -> tuple[float, ...]:
-    return tuple(float(x) for x in re.findall(r"[\d.]+", css)[:3])
+    values = [float(x) for x in re.findall(r"[\d.]+", css)]
+    assert len(values) == 3 or values[3] == 1.0, f"not opaque: {css}"   # rgba(..., a < 1)
+    return tuple(values[:3])
 
 
 def _contrast(a: str, b: str) -> float:
@@ -1243,7 +1249,8 @@ def _contrast(a: str, b: str) -> float:
 
 @pytest.mark.parametrize("theme", THEMES)
 def test_explorer_dropdowns_are_readable_in_both_themes(browser, theme):
-    """In the dark theme the dropdowns once showed white text on white (issue 49)."""
+    """In the dark theme the dropdowns once showed white text on white (issue 49): the
+    closed dropdown and every option of its list, on an opaque background."""
     for page, names in EXPLORER_PAGES.items():
         context = _context(browser, PHONE, theme)
         tab = context.new_page()
@@ -1314,7 +1321,10 @@ def test_an_explorer_is_driven_from_the_keyboard(browser):
     tab.keyboard.press("ArrowRight")           # noise 0.5 -> 0.6
     after = _read(tab, "spike-alignment/limit")
     focus = tab.evaluate(_FOCUS)
+    shown = root.locator("output").first.text_content()
     context.close()
+    assert sum(s == "mjx-container" for s in seen) <= 1, "formulas in the way"
+    assert shown == "0.6"
     from helpers import theory
 
     assert focus["valuetext"] == "0.6"

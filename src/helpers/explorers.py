@@ -59,7 +59,8 @@ PAGE_SCRIPT = """
 (function () {
   var root = document.getElementById("explorer-%(name)s");
   if (window.Bokeh === undefined || !root) { return; }
-  root.querySelector(".book-explorer-static").remove();
+  var still = root.querySelector(".book-explorer-static");
+  if (still) { still.remove(); }
   var box = root.querySelector(".book-explorer-controls");
   box.hidden = false;
   var store = JSON.parse(root.querySelector("script.book-explorer-data").textContent);
@@ -226,14 +227,15 @@ def _controls_html(name: str, controls) -> str:
             options = "".join(
                 f'<option value="{k}"{" selected" if k == c.default else ""}>'
                 f"{_html.escape(lab)}</option>" for k, lab in enumerate(c.labels))
-            widget = f'<select id="{cid}">{options}</select>'
+            widget = f'<select id="{cid}" autocomplete="off">{options}</select>'
         else:
             shown = _html.escape(c.labels[c.default])
             widget = (f'<span class="book-explorer-slider"><input type="range" id="{cid}" '
                       f'min="0" max="{len(c.values) - 1}" step="1" value="{c.default}" '
+                      f'autocomplete="off" '
                       f'aria-valuetext="{shown}"'
                       f'{" disabled" if len(c.values) == 1 else ""}>'
-                      f'<output for="{cid}">{shown}</output></span>')
+                      f'<output for="{cid}" aria-hidden="true">{shown}</output></span>')
         rows.append(f'<div class="book-explorer-control">{label}{widget}</div>')
     return ('<div class="book-explorer-controls mathjax_process" hidden>' + "".join(rows)
             + "</div>")
@@ -258,7 +260,7 @@ def _store_json(controls, table, names) -> str:
     store = {"names": list(names), "labels": [list(c.labels) for c in controls],
              "shared": _plain(shared), "table": _plain(rest)}
     text = json.dumps(store, separators=(",", ":"), allow_nan=False)
-    return text.replace("</", "<\\/")   # never ends the <script> it sits in
+    return text.replace("<", "\\u003c")   # nothing in it can end or open a <script>
 
 
 def _style(fig) -> None:
@@ -434,7 +436,7 @@ def _colour_step(value, low, high) -> np.ndarray:
 
 
 def _colour_ticks(low, high) -> list[float]:
-    """Ticks of the colour bar: powers of two from low to high (both ends included)."""
+    """Ticks of the colour bar: the powers of two from low to high."""
     k = np.arange(np.ceil(np.log2(low) - 1e-9), np.floor(np.log2(high) + 1e-9) + 1)
     return [float(2.0 ** e) for e in k]
 
