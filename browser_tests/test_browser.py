@@ -1233,18 +1233,16 @@ _SELECT_COLOURS = """
 
 
 def _rgb(css: str) -> tuple[float, ...]:
+    """A computed CSS colour, which must be opaque, as RGB in 0-1 (for helpers.legibility)."""
     values = [float(x) for x in re.findall(r"[\d.]+", css)]
     assert len(values) == 3 or values[3] == 1.0, f"not opaque: {css}"   # rgba(..., a < 1)
-    return tuple(values[:3])
+    return tuple(v / 255 for v in values[:3])
 
 
 def _contrast(a: str, b: str) -> float:
-    def lum(rgb):
-        c = [x / 255 for x in rgb]
-        c = [x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4 for x in c]
-        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
-    hi, lo = sorted([lum(_rgb(a)), lum(_rgb(b))], reverse=True)
-    return (hi + 0.05) / (lo + 0.05)
+    from helpers.legibility import contrast_ratio
+
+    return contrast_ratio(_rgb(a), _rgb(b))
 
 
 @pytest.mark.parametrize("theme", THEMES)
